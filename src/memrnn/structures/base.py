@@ -1,0 +1,126 @@
+"""The common base of the memories, and the Stack and Queue: pop and read at one end."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from memrnn.structures import strengths as S
+from memrnn.structures.checks import check_float_dtype, check_tensor, check_unit_interval
+from memrnn.structures.state import MemoryState, empty_state
+
+
+class Memory:
+    """What every memory shares: the ``validate`` switch and an empty initial state.
+
+    Args:
+        validate: check that push and pop lie in [0, 1] and hold no NaN. This reads one
+            value back from the device per call; turn it off in a controller whose gates
+            come out of a sigmoid.
+    """
+
+    centred = False  # whether values are also pushed below the first row (a deque)
+
+    def __init__(self, *, validate: bool = True) -> None:
+        self.validate = validate
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(validate={self.validate})"
+
+    def initial_state(
+        self,
+        batch_size: int,
+        width: int,
+        *,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+        capacity: int | None = None,
+    ) -> MemoryState:
+        """An empty memory for ``batch_size`` sequences of values of width ``width``.
+
+        ``capacity`` is how many steps to make room for up front (it grows as needed).
+        """
+        return empty_state(
+            batch_size, width, device=device, dtype=dtype, capacity=capacity, centred=self.centred
+        )
+
+    def _check_gates(
+        self, gates: dict[str, Tensor], shape: tuple[int, ...], like: Tensor | MemoryState
+    ) -> None:
+        """Check push and pop tensors: shape, and dtype and device as ``like``; then range."""
+        what = ("(B,) = ({},)" if len(shape) == 1 else "(B, T) = ({}, {})").format(*shape)
+        for name, gate in gates.items():
+            check_tensor(name, gate, shape, like.dtype, like.device, what)
+            if self.validate:
+                check_unit_interval(name, gate)
+
+
+class OneEndedMemory(Memory):
+    """A neural memory that pushes at the top and pops and reads at ``end``.
+
+    The stack's end is the top (last in, first out); the queue's is the bottom (first in,
+    first out). The memory has no parameters; device and dtype follow its state and inputs.
+    """
+
+    end: S.Side
+
+    def step(
+        self, state: MemoryState, value: Tensor, push: Tensor, pop: Tensor
+    ) -> tuple[Tensor, MemoryState]:
+        """Pop ``pop`` (B,), then push ``value`` (B, m) with strength ``push`` (B,), then read.
+
+        Returns the read r_t (B, m) and the new state; ``state`` itself is not changed.
+        """
+        check_step_values(state, value=value)
+        self._check_gates({"push": push, "pop": pop}, (state.batch_size,), state)
+        s, weights = strength_step(state.strengths, push, pop, self.end)
+        buffer, lo, hi = state.buffer.write(state.lo, state.hi, top=value)
+        return buffer.read(weights, lo, hi), MemoryState(s, buffer, lo, hi)
+
+    def run(self, values: Tensor, push: Tensor, pop: Tensor) -> Tensor:
+        """Run a whole sequence from the empty memory: values (B, T, m), push and pop (B, T).
+
+        Returns the reads (B, T, m). The strengths are updated step by step; all T reads
+        then come from one batched matrix product with the values, which are never copied.
+        """
+        b, t_len, _ = check_sequences(values=values)
+        self._check_gates({"push": push, "pop": pop}, (b, t_len), values)
+        s = values.new_zeros(b, 0)
+        weights = []
+        for t in range(t_len):
+            s, w = strength_step(s, push[:, t], pop[:, t], self.end)
+            weights.append(F.pad(w, (0, t_len - t - 1)))
+        if not weights:
+            return torch.zeros_like(values)
+        return torch.bmm(torch.stack(weights, dim=1), values)
+
+
+def strength_step(s: Tensor, push: Tensor, pop: Tensor, end: S.Side) -> tuple[Tensor, Tensor]:
+    """Eqs. (2)/(4) then the read weights of (3)/(5): returns s_t (B, t+1) and the weights."""
+    s = torch.cat([S.pop(s, pop, end), push.unsqueeze(1)], dim=1)
+    return s, S.read_weights(s, end)
+
+
+def check_step_values(state: object, **values: Tensor) -> None:
+    """Check that ``state`` is a MemoryState and each value is (B, m) like it."""
+    if not isinstance(state, MemoryState):
+        raise TypeError(f"state: expected a MemoryState, got {type(state).__name__}")
+    b, m = state.batch_size, state.width
+    for name, value in values.items():
+        check_tensor(name, value, (b, m), state.dtype, state.device, f"(B, m) = ({b}, {m})")
+
+
+def check_sequences(**values: Tensor) -> tuple[int, int, int]:
+    """Check batches of value sequences (B, T, m), all shaped like the first; return it."""
+    (first_name, first), *rest = values.items()
+    if not isinstance(first, Tensor):
+        raise TypeError(f"{first_name}: expected a torch.Tensor, got {type(first).__name__}")
+    if first.ndim != 3:
+        raise ValueError(f"{first_name}: expected shape (B, T, m), got {tuple(first.shape)}")
+    check_float_dtype(first.dtype)
+    b, t_len, m = (int(n) for n in first.shape)
+    for name, value in rest:
+        what = f"(B, T, m) = ({b}, {t_len}, {m})"
+        check_tensor(name, value, (b, t_len, m), first.dtype, first.device, what)
+    return b, t_len, m

@@ -1,0 +1,91 @@
+"""The neural double-ended queue of Grefenstette et al. (2015), Eqs. (6)-(11)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from memrnn.structures import strengths as S
+from memrnn.structures.base import Memory, check_sequences, check_step_values
+from memrnn.structures.state import MemoryState
+
+_GATES = ("push_top", "push_bot", "pop_top", "pop_bot")
+
+
+class NeuralDeque(Memory):
+    """A differentiable deque: push, pop and read at both the top and the bottom.
+
+    Each step pops u^top from the top, then u^bot from the bottom, then pushes v^bot at
+    the bottom and v^top at the top with strengths d^bot and d^top, then reads one unit of
+    strength from each end (Eqs. 6-11). The state holds 2t rows after t steps.
+
+    Args:
+        validate: check that every push and pop lies in [0, 1] and holds no NaN (one read
+            back from the device per call).
+    """
+
+    centred = True
+
+    def step(
+        self,
+        state: MemoryState,
+        value_top: Tensor,
+        value_bot: Tensor,
+        push_top: Tensor,
+        push_bot: Tensor,
+        pop_top: Tensor,
+        pop_bot: Tensor,
+    ) -> tuple[tuple[Tensor, Tensor], MemoryState]:
+        """One step; values are (B, m), pushes and pops (B,).
+
+        Returns ((read_top, read_bot), new_state), each read (B, m).
+        """
+        check_step_values(state, value_top=value_top, value_bot=value_bot)
+        gates = (push_top, push_bot, pop_top, pop_bot)
+        self._check_gates(dict(zip(_GATES, gates, strict=True)), (state.batch_size,), state)
+        s, w_top, w_bot = _strength_step(state.strengths, *gates)
+        buffer, lo, hi = state.buffer.write(state.lo, state.hi, bottom=value_bot, top=value_top)
+        reads = (buffer.read(w_top, lo, hi), buffer.read(w_bot, lo, hi))
+        return reads, MemoryState(s, buffer, lo, hi)
+
+    def run(
+        self,
+        values_top: Tensor,
+        values_bot: Tensor,
+        push_top: Tensor,
+        push_bot: Tensor,
+        pop_top: Tensor,
+        pop_bot: Tensor,
+    ) -> tuple[Tensor, Tensor]:
+        """Run whole sequences: values (B, T, m), pushes and pops (B, T).
+
+        Returns (reads_top, reads_bot), each (B, T, m).
+        """
+        b, t_len, _ = check_sequences(values_top=values_top, values_bot=values_bot)
+        gates = (push_top, push_bot, pop_top, pop_bot)
+        self._check_gates(dict(zip(_GATES, gates, strict=True)), (b, t_len), values_top)
+        if t_len == 0:
+            return torch.zeros_like(values_top), torch.zeros_like(values_bot)
+        # Row layout of Eq. (6) at the last step: bottom values newest first, then the top
+        # values oldest first. Step t occupies the middle 2(t+1) of these 2T rows.
+        rows = torch.cat([values_bot.flip(1), values_top], dim=1)
+        s = values_top.new_zeros(b, 0)
+        weights_top, weights_bot = [], []
+        for t in range(t_len):
+            s, w_top, w_bot = _strength_step(s, *(gate[:, t] for gate in gates))
+            margin = (t_len - t - 1, t_len - t - 1)
+            weights_top.append(F.pad(w_top, margin))
+            weights_bot.append(F.pad(w_bot, margin))
+        weights = torch.stack(weights_top + weights_bot, dim=1)  # (B, 2T, 2T)
+        reads = torch.bmm(weights, rows)
+        return reads[:, :t_len], reads[:, t_len:]
+
+
+def _strength_step(
+    s: Tensor, push_top: Tensor, push_bot: Tensor, pop_top: Tensor, pop_bot: Tensor
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Eqs. (7)-(9), then the read weights of (10) and (11)."""
+    s = S.pop(S.pop(s, pop_top, "top"), pop_bot, "bottom")
+    s = torch.cat([push_bot.unsqueeze(1), s, push_top.unsqueeze(1)], dim=1)
+    return s, S.read_weights(s, "top"), S.read_weights(s, "bottom")

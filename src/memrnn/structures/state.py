@@ -1,0 +1,75 @@
+"""The state of a neural Stack, Queue or DeQue between steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from memrnn.structures.checks import check_float_dtype, check_positive_int
+from memrnn.structures.values import ValueBuffer
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """A memory after t steps: strengths s_t (B, n) and the value rows V_t (B, n, m).
+
+    n = t for a stack or queue, 2t for a deque; row 0 is the bottom. States are immutable:
+    stepping one never changes it, and stepping the same state twice gives two
+    independent branches.
+    """
+
+    strengths: Tensor
+    buffer: ValueBuffer = field(repr=False)
+    lo: int = field(repr=False)
+    hi: int = field(repr=False)
+
+    @property
+    def values(self) -> Tensor:
+        """The value rows V_t, (B, n, m), a view of the shared buffer: do not write to it."""
+        return self.buffer.data[:, self.lo : self.hi]
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.strengths.shape[0])
+
+    @property
+    def width(self) -> int:
+        """m, the width of each value."""
+        return int(self.buffer.data.shape[2])
+
+    @property
+    def size(self) -> int:
+        """n, the number of rows written so far."""
+        return self.hi - self.lo
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.strengths.dtype
+
+    @property
+    def device(self) -> torch.device:
+        return self.strengths.device
+
+
+def empty_state(
+    batch_size: int,
+    width: int,
+    *,
+    device: torch.device | str | None,
+    dtype: torch.dtype | None,
+    capacity: int | None,
+    centred: bool,
+) -> MemoryState:
+    """An empty memory; ``capacity`` (rows per end) only sizes the first buffer."""
+    batch_size = check_positive_int("batch_size", batch_size)
+    width = check_positive_int("width", width)
+    capacity = 0 if capacity is None else check_positive_int("capacity", capacity)
+    dtype = torch.get_default_dtype() if dtype is None else dtype
+    check_float_dtype(dtype)
+    buffer = ValueBuffer.empty(
+        batch_size, width, capacity, centred=centred, device=device, dtype=dtype
+    )
+    strengths = buffer.data.new_zeros(batch_size, 0)
+    return MemoryState(strengths, buffer, buffer.lo, buffer.hi)
