@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque as pydeque
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,24 +42,16 @@ def _classical_reads(ops: list[tuple[int, int]], lifo: bool) -> torch.Tensor:
     return torch.tensor([reads], dtype=F64)
 
 
+@pytest.mark.parametrize("memory", [NeuralStack(), NeuralQueue()], ids=repr)
 @CASES
-@given(one_ended_ops)
-def test_stack_is_classical(ops: list[tuple[int, int]]) -> None:
+@given(ops=one_ended_ops)
+def test_stack_and_queue_are_classical(
+    memory: NeuralStack | NeuralQueue, ops: list[tuple[int, int]]
+) -> None:
     inputs = _one_ended_inputs(ops)
-    want = _classical_reads(ops, lifo=True)
-    stack = NeuralStack()
-    torch.testing.assert_close(stack.run(*inputs), want, rtol=0, atol=0)
-    torch.testing.assert_close(run_by_steps(stack, *inputs), want, rtol=0, atol=0)
-
-
-@CASES
-@given(one_ended_ops)
-def test_queue_is_classical(ops: list[tuple[int, int]]) -> None:
-    inputs = _one_ended_inputs(ops)
-    want = _classical_reads(ops, lifo=False)
-    queue = NeuralQueue()
-    torch.testing.assert_close(queue.run(*inputs), want, rtol=0, atol=0)
-    torch.testing.assert_close(run_by_steps(queue, *inputs), want, rtol=0, atol=0)
+    want = _classical_reads(ops, lifo=isinstance(memory, NeuralStack))
+    torch.testing.assert_close(memory.run(*inputs), want, rtol=0, atol=0)
+    torch.testing.assert_close(run_by_steps(memory, *inputs), want, rtol=0, atol=0)
 
 
 @CASES
