@@ -41,7 +41,9 @@ def random_deque(
 def run_by_steps(memory: NeuralStack | NeuralQueue, *inputs: Tensor) -> Tensor:
     """The reads of a stack or queue driven one ``step`` at a time."""
     values = inputs[0]
-    state = memory.initial_state(values.shape[0], values.shape[2], dtype=values.dtype)
+    state = memory.initial_state(
+        values.shape[0], values.shape[2], dtype=values.dtype, device=values.device
+    )
     reads = []
     for t in range(values.shape[1]):
         read, state = memory.step(state, *(x[:, t] for x in inputs))
@@ -52,7 +54,7 @@ def run_by_steps(memory: NeuralStack | NeuralQueue, *inputs: Tensor) -> Tensor:
 def run_deque_by_steps(deque: NeuralDeque, *inputs: Tensor) -> tuple[Tensor, Tensor]:
     """The reads of a deque driven one ``step`` at a time."""
     state: MemoryState = deque.initial_state(
-        inputs[0].shape[0], inputs[0].shape[2], dtype=inputs[0].dtype
+        inputs[0].shape[0], inputs[0].shape[2], dtype=inputs[0].dtype, device=inputs[0].device
     )
     tops, bots = [], []
     for t in range(inputs[0].shape[1]):
