@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
+from tqdm import tqdm
 
 from memrnn import __version__
+from memrnn.errors import UserError
+from memrnn.experiments.base import PROFILE_MEANING, PROFILES
+from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
+
+
+def _writable_folder(path: Path) -> Path:
+    """Create ``path`` if needed and make sure files can be written in it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".memrnn-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise UserError(f"--out {path}: cannot write there ({error.strerror or error})") from None
+    return path
 
 
 def _demo(_: argparse.Namespace) -> int:
@@ -35,14 +54,165 @@ def _demo(_: argparse.Namespace) -> int:
     return 0
 
 
+def _list(_: argparse.Namespace) -> int:
+    for name in experiment_names():
+        experiment = get_experiment(name)
+        print(f"{name}: {experiment.title}")
+        print(f"  reproduces: {experiment.reproduces}")
+        for profile in PROFILES:
+            runs = experiment.runs(profile)
+            shown = ", ".join(spec.name for spec in runs[:6]) + (" ..." if len(runs) > 6 else "")
+            print(f"  {profile:5s} {len(runs):3d} runs ({PROFILE_MEANING[profile]}): {shown}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from memrnn.runner.config import config_from_mapping, with_overrides
+    from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
+    from memrnn.runner.store import ResultsStore
+    from memrnn.runner.train import Progress, train
+    from memrnn.runner.version import code_version
+
+    experiment = get_experiment(args.experiment)
+    runs = {spec.name: spec for spec in experiment.runs(args.profile)}
+    name = args.run or next(iter(runs))
+    if name not in runs:
+        raise UserError(
+            f"--run {name}: {args.experiment} has no such run in profile "
+            f"{args.profile}; its runs are: {', '.join(runs)}"
+        )
+    base = runs[name]
+    config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
+    spec = dataclasses.replace(base, config=config.to_dict())
+    out = _writable_folder(args.out)
+    checkpoint = checkpoint_path(out, spec)
+    if not args.resume:
+        checkpoint.unlink(missing_ok=True)
+    print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")
+    with (
+        ResultsStore(out / STORE_NAME) as store,
+        tqdm(total=config.steps, unit="step", file=sys.stderr, disable=args.quiet) as bar,
+    ):
+        store.start(spec, code_version())
+
+        def show(p: Progress) -> None:
+            bar.n = p.step
+            bar.set_postfix(loss=f"{p.loss:.4f}", seq_per_s=f"{p.sequences_per_second:.0f}")
+
+        try:
+            output = train(
+                experiment, config, checkpoint=checkpoint, resume=args.resume, on_progress=show
+            )
+        except BaseException as error:
+            store.fail(spec, repr(error))
+            raise
+        store.finish(spec, output)
+    for metric, value in sorted(output.metrics.items()):
+        print(f"  {metric:28s} {value:.6g}")
+    print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
+    return 0
+
+
+def _backend(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from memrnn.runner.sweep import LocalBackend, RayBackend
+
+    if args.backend == "ray":
+        return RayBackend(address=args.address, num_cpus=args.workers)
+    return LocalBackend(workers=args.workers)
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from memrnn.runner.reproduce import reproduce
+    from memrnn.runner.sweep import JobResult
+
+    names = args.experiments or experiment_names()
+    experiments = [get_experiment(name) for name in names]
+    out = _writable_folder(args.out)
+    bar = tqdm(unit="run", file=sys.stderr, disable=args.quiet, desc=f"reproduce {args.profile}")
+
+    def show(result: JobResult, done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_postfix_str(
+            f"{result.spec.experiment}/{result.spec.name}"
+            + (" FAILED" if result.output is None else "")
+        )
+
+    with bar:
+        summary = reproduce(
+            experiments, args.profile, out, _backend(args), threads=args.threads, on_result=show
+        )
+    ran = len(summary.finished) + len(summary.failed)
+    print(
+        f"{summary.planned} runs planned, {summary.skipped} already finished, {ran} run now, "
+        f"{len(summary.failed)} failed"
+    )
+    for failure in summary.failed:
+        last = (failure.error or "").strip().splitlines()[-1:] or ["unknown error"]
+        print(f"  FAILED {failure.spec.experiment}/{failure.spec.name}: {last[0]}")
+    for path in summary.files:
+        print(f"  wrote {path}")
+    return 1 if summary.failed else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from memrnn.runner.reproduce import report
+
+    experiments = [get_experiment(name) for name in experiment_names()]
+    try:
+        files = report(args.out, experiments)
+    except FileNotFoundError as error:
+        raise UserError(str(error)) from None
+    for path in files:
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memrnn", description="Memory-augmented recurrent networks and their benchmarks."
     )
     parser.add_argument("--version", action="version", version=f"memrnn {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
     demo = commands.add_parser("demo", help="run the neural stack and queue on Figure 1a")
     demo.set_defaults(handler=_demo)
+
+    listing = commands.add_parser("list", help="the experiments and their runs per profile")
+    listing.set_defaults(handler=_list)
+
+    train = commands.add_parser("train", help="train one run, with progress")
+    train.add_argument("experiment")
+    train.add_argument("--run", help="which of the profile's runs (default: its first)")
+    train.add_argument("--profile", choices=PROFILES, default="quick")
+    train.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a setting; repeat for several",
+    )
+    train.add_argument("--out", type=Path, default=Path("runs"))
+    train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.set_defaults(handler=_train)
+
+    repro = commands.add_parser("reproduce", help="run what is missing and write the report")
+    repro.add_argument("experiments", nargs="*", help="default: every experiment")
+    repro.add_argument("--profile", choices=PROFILES, default="quick")
+    repro.add_argument("--out", type=Path, default=Path("reports"))
+    repro.add_argument("--backend", choices=("local", "ray"), default="local")
+    repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
+    repro.add_argument(
+        "--workers", type=int, default=None, help="parallel runs (default: one per CPU core)"
+    )
+    repro.add_argument("--threads", type=int, default=1, help="torch threads per run")
+    repro.add_argument("--quiet", action="store_true", help="no progress bar")
+    repro.set_defaults(handler=_reproduce)
+
+    rep = commands.add_parser("report", help="rebuild the report from the results store")
+    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep.set_defaults(handler=_report)
     return parser
 
 
@@ -52,9 +222,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except UserError as error:
+        print(f"memrnn: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "memrnn: interrupted; finished runs are stored, `--resume` continues", file=sys.stderr
+        )
+        return 130
     return code
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
     sys.exit(main())

@@ -86,17 +86,25 @@ def test_run_rejects(memory: NeuralStack, name: str, bad: torch.Tensor, message:
 def _deque_step_args() -> dict[str, torch.Tensor]:
     half = torch.full((B,), 0.5)
     return {
-        "value_top": torch.zeros(B, M), "value_bot": torch.zeros(B, M),
-        "push_top": half, "push_bot": half, "pop_top": half, "pop_bot": half,
-    }  # fmt: skip
+        "value_top": torch.zeros(B, M),
+        "value_bot": torch.zeros(B, M),
+        "push_top": half,
+        "push_bot": half,
+        "pop_top": half,
+        "pop_bot": half,
+    }
 
 
 def _deque_run_args() -> dict[str, torch.Tensor]:
     half = torch.full((B, T), 0.5)
     return {
-        "values_top": torch.zeros(B, T, M), "values_bot": torch.zeros(B, T, M),
-        "push_top": half, "push_bot": half, "pop_top": half, "pop_bot": half,
-    }  # fmt: skip
+        "values_top": torch.zeros(B, T, M),
+        "values_bot": torch.zeros(B, T, M),
+        "push_top": half,
+        "push_bot": half,
+        "pop_top": half,
+        "pop_bot": half,
+    }
 
 
 BAD_DEQUE: list[tuple[str, str, Callable[[], torch.Tensor], str]] = [

@@ -91,10 +91,11 @@ def test_deque_worked_example() -> None:
          V_3 = (-3, -2, -1, 1, 2, 3). Both reads see only row 1: 0.1 * (-2) = -0.2.
     """
     inputs = [
-        torch.tensor([seq], dtype=F64).unsqueeze(-1) if name.startswith("value")
+        torch.tensor([seq], dtype=F64).unsqueeze(-1)
+        if name.startswith("value")
         else torch.tensor([seq], dtype=F64)
         for name, seq in DEQUE_INPUTS.items()
-    ]  # fmt: skip
+    ]
     want_top = torch.tensor([r for r, _ in DEQUE_READS], dtype=F64)
     want_bot = torch.tensor([r for _, r in DEQUE_READS], dtype=F64)
 

@@ -312,9 +312,17 @@ def deque_forward(
         after_top_pop.append(s_top)
         strengths.append(s)
     return DequeTrace(
-        values_top, values_bot, push_top, push_bot, pop_top, pop_bot,
-        after_top_pop, strengths, reads_top, reads_bot,
-    )  # fmt: skip
+        values_top,
+        values_bot,
+        push_top,
+        push_bot,
+        pop_top,
+        pop_bot,
+        after_top_pop,
+        strengths,
+        reads_top,
+        reads_bot,
+    )
 
 
 def deque_backward(

@@ -1,0 +1,1 @@
+"""One module per paper: its runs per profile, its tables, its figures, its paper numbers."""

@@ -1,0 +1,39 @@
+"""The experiments ``memrnn`` knows by name."""
+
+from __future__ import annotations
+
+import importlib
+
+from memrnn.errors import UserError
+from memrnn.experiments.base import Experiment
+
+# name -> "module:Class"; imported on first use so `memrnn list` stays fast.
+_EXPERIMENTS = {
+
+}
+
+
+def experiment_names() -> list[str]:
+    return sorted(_EXPERIMENTS)
+
+
+def load_experiment(path: str) -> Experiment:
+    """Instantiate the experiment class at ``module:Class``."""
+    module, _, qualname = path.partition(":")
+    cls = getattr(importlib.import_module(module), qualname)
+    experiment: Experiment = cls()
+    return experiment
+
+
+def experiment_path(experiment: Experiment) -> str:
+    """Where a worker process can import ``experiment`` from."""
+    cls = type(experiment)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment called ``name``; a UserError lists the known names otherwise."""
+    if name not in _EXPERIMENTS:
+        known = ", ".join(experiment_names())
+        raise UserError(f"unknown experiment {name!r}; the experiments are: {known}")
+    return load_experiment(_EXPERIMENTS[name])

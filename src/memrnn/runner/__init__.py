@@ -1,0 +1,1 @@
+"""Running experiments: the train loop, checkpoints, the results store, sweeps, the report."""

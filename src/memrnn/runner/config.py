@@ -1,0 +1,75 @@
+"""Typed run settings: ``--set key=value`` parsing and validation that names the field."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from memrnn.errors import UserError
+from memrnn.experiments.base import TrainConfig
+
+C = TypeVar("C", bound=TrainConfig)
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def _parse(key: str, raw: str, kind: Any) -> Any:
+    """Convert the text ``raw`` to the field's type, or raise a UserError naming ``key``."""
+    try:
+        if kind is bool:
+            if raw.lower() in _TRUE:
+                return True
+            if raw.lower() in _FALSE:
+                return False
+            raise ValueError(raw)
+        if kind in (int, float, str):
+            return kind(raw)
+        if typing.get_origin(kind) is tuple:
+            item = typing.get_args(kind)[0]
+            return tuple(item(part) for part in raw.split(",") if part.strip())
+    except ValueError:
+        name = getattr(kind, "__name__", str(kind))
+        raise UserError(f"--set {key}={raw}: not a valid {name}") from None
+    raise TypeError(f"setting {key} has a type the command line cannot parse: {kind}")
+
+
+def _field_types(config_type: type[TrainConfig]) -> dict[str, Any]:
+    return typing.get_type_hints(config_type)
+
+
+def with_overrides(config: C, assignments: Sequence[str]) -> C:
+    """A copy of ``config`` with each ``key=value`` applied, validated."""
+    types = _field_types(type(config))
+    changes: dict[str, Any] = {}
+    for item in assignments:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UserError(f"--set {item!r}: expected key=value")
+        if key not in types:
+            known = ", ".join(sorted(types))
+            raise UserError(f"--set {key}: unknown setting; the settings are: {known}")
+        changes[key] = _parse(key, raw.strip(), types[key])
+    new = dataclasses.replace(config, **changes)
+    try:
+        new.validate()
+    except ValueError as error:
+        raise UserError(f"--set {error}") from None
+    return new
+
+
+def config_from_mapping(config_type: type[C], values: Mapping[str, Any]) -> C:
+    """Build and validate a config from stored values (JSON: lists become tuples)."""
+    types = _field_types(config_type)
+    unknown = sorted(set(values) - set(types))
+    if unknown:
+        raise UserError(f"{config_type.__name__}: unknown settings {', '.join(unknown)}")
+    converted: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) and typing.get_origin(types[k]) is tuple else v
+        for k, v in values.items()
+    }
+    config = config_type(**converted)
+    config.validate()
+    return config

@@ -1,0 +1,166 @@
+"""The results store: one SQLite file, one row per run and one row per metric value.
+
+Only the driver process writes it. WAL mode lets a reader (``memrnn report`` in another
+terminal) look while a sweep is writing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memrnn.experiments.base import RunOutput, RunRecord, RunSpec
+
+FINAL = -1  # the step recorded for a run's final metrics
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    key          TEXT PRIMARY KEY,
+    experiment   TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    profile      TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    task         TEXT NOT NULL,
+    config       TEXT NOT NULL,
+    seed         INTEGER NOT NULL,
+    code_version TEXT NOT NULL,
+    started      REAL NOT NULL,
+    ended        REAL,
+    status       TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+    wall_seconds REAL,
+    error        TEXT,
+    artifacts    TEXT
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_key TEXT NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+    name    TEXT NOT NULL,
+    step    INTEGER NOT NULL,
+    value   REAL NOT NULL,
+    PRIMARY KEY (run_key, name, step)
+);
+"""
+
+
+class ResultsStore:
+    """Runs and their metrics in ``path`` (created if missing)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._db:  # commits, or rolls back on an exception
+            yield self._db
+
+    def status(self, key: str) -> str | None:
+        """'running', 'finished', 'failed', or None for a run never started."""
+        row = self._db.execute("SELECT status FROM runs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def start(self, spec: RunSpec, code_version: str) -> None:
+        """Record that ``spec`` is running (again, if it crashed or failed before)."""
+        with self._transaction() as db:
+            db.execute(
+                """INSERT INTO runs (key, experiment, name, profile, model, task, config, seed,
+                                     code_version, started, status)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')
+                   ON CONFLICT (key) DO UPDATE SET status = 'running', started = excluded.started,
+                       code_version = excluded.code_version, ended = NULL, error = NULL""",
+                (
+                    spec.key,
+                    spec.experiment,
+                    spec.name,
+                    spec.profile,
+                    spec.model,
+                    spec.task,
+                    json.dumps(dict(spec.config), sort_keys=True),
+                    spec.seed,
+                    code_version,
+                    time.time(),
+                ),
+            )
+
+    def finish(self, spec: RunSpec, output: RunOutput) -> None:
+        """Store a finished run's metrics, history and artifacts."""
+        rows = [(spec.key, name, FINAL, float(v)) for name, v in output.metrics.items()]
+        rows += [(spec.key, name, step, float(v)) for step, name, v in output.history]
+        with self._transaction() as db:
+            db.execute("DELETE FROM metrics WHERE run_key = ?", (spec.key,))
+            db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", rows)
+            db.execute(
+                """UPDATE runs SET status = 'finished', ended = ?, wall_seconds = ?,
+                       artifacts = ? WHERE key = ?""",
+                (time.time(), output.wall_seconds, json.dumps(output.artifacts), spec.key),
+            )
+
+    def fail(self, spec: RunSpec, error: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE runs SET status = 'failed', ended = ?, error = ? WHERE key = ?",
+                (time.time(), error, spec.key),
+            )
+
+    def runs(self, experiment: str | None = None) -> list[dict[str, Any]]:
+        """Every run's row as a dict (config parsed), optionally of one experiment."""
+        query = "SELECT * FROM runs" + (" WHERE experiment = ?" if experiment else "")
+        cursor = self._db.execute(
+            query + " ORDER BY experiment, profile, name", (experiment,) if experiment else ()
+        )
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        for row in rows:
+            row["config"] = json.loads(row["config"])
+        return rows
+
+    def history(self, key: str) -> list[tuple[int, str, float]]:
+        cursor = self._db.execute(
+            "SELECT step, name, value FROM metrics WHERE run_key = ? AND step != ? "
+            "ORDER BY step, name",
+            (key, FINAL),
+        )
+        return [(int(s), str(n), float(v)) for s, n, v in cursor.fetchall()]
+
+    def records(self, experiment: str, profile: str | None = None) -> list[RunRecord]:
+        """The finished runs of an experiment (and profile), as the report sees them."""
+        records = []
+        for row in self.runs(experiment):
+            if row["status"] != "finished" or (profile and row["profile"] != profile):
+                continue
+            spec = RunSpec(
+                row["experiment"],
+                row["name"],
+                row["profile"],
+                row["config"],
+                row["model"],
+                row["task"],
+            )
+            metrics = dict(
+                self._db.execute(
+                    "SELECT name, value FROM metrics WHERE run_key = ? AND step = ?",
+                    (row["key"], FINAL),
+                ).fetchall()
+            )
+            artifacts = json.loads(row["artifacts"] or "{}")
+            records.append(
+                RunRecord(spec, metrics, artifacts, row["code_version"], row["wall_seconds"])
+            )
+        return records

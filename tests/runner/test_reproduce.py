@@ -1,0 +1,95 @@
+"""reproduce: runs what is missing through a backend, stores it, writes the report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from memrnn.experiments.base import Profile, RunSpec
+from memrnn.runner.reproduce import STORE_NAME, checkpoint_path, report, reproduce
+from memrnn.runner.store import ResultsStore
+from memrnn.runner.sweep import LocalBackend
+from tests.runner.toy import ToyConfig, ToyExperiment
+
+
+def test_reproduce_runs_stores_and_reports(tmp_path: Path) -> None:
+    summary = reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=2))
+    assert (summary.planned, summary.skipped, len(summary.finished)) == (2, 0, 2)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert {r["row"] for r in results} == {"seed0", "seed1"}
+    loss = next(r for r in results if r["row"] == "seed0" and r["column"] == "loss")
+    assert loss["paper_value"] == 0.01 and loss["seed"] == [0] and loss["profile"] == "smoke"
+    assert loss["wall_seconds"] > 0 and loss["value"] > 0
+    text = (tmp_path / "report.md").read_text()
+    assert "## toy, profile smoke: Noisy linear regression" in text
+    assert "![weights](figures/toy-smoke-weights.png)" in text
+    assert (tmp_path / "figures" / "toy-smoke-weights.png").stat().st_size > 1000
+
+
+def test_a_second_call_trains_nothing(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        before = store.runs()
+    summary = reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    assert summary.skipped == 2 and not summary.finished and not summary.failed
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        assert store.runs() == before  # same start times: nothing re-ran
+
+
+def test_pool_and_inline_give_the_same_numbers(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path / "pool", LocalBackend(workers=2))
+    reproduce([ToyExperiment()], "smoke", tmp_path / "inline", LocalBackend(workers=1))
+    pool = json.loads((tmp_path / "pool" / "results.json").read_text())
+    inline = json.loads((tmp_path / "inline" / "results.json").read_text())
+    strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in pool]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in inline]
+
+
+class _FailingToy(ToyExperiment):
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        good, bad = super().runs(profile)
+        config = ToyConfig(**{**bad.config, "fail_at": 5})
+        return [good, dataclasses.replace(bad, config=config.to_dict())]
+
+
+def test_a_failing_run_is_recorded_and_the_rest_finish(tmp_path: Path) -> None:
+    summary = reproduce([_FailingToy()], "smoke", tmp_path, LocalBackend(workers=1))
+    assert len(summary.finished) == 1 and len(summary.failed) == 1
+    assert "planned failure at step 5" in (summary.failed[0].error or "")
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        assert store.status(summary.failed[0].spec.key) == "failed"
+    assert json.loads((tmp_path / "results.json").read_text())  # the report still came out
+
+
+def test_a_crashed_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    """Leave one run 'running' with a checkpoint from mid-run, as a killed sweep would."""
+    from memrnn.runner.train import train
+
+    experiment = ToyExperiment()
+    clean = tmp_path / "clean"
+    reproduce([experiment], "smoke", clean, LocalBackend(workers=1))
+    crashed = tmp_path / "crashed"
+    spec = experiment.runs("smoke")[0]
+    with ResultsStore(crashed / STORE_NAME) as store:
+        store.start(spec, "old")
+    half = ToyConfig(**{**spec.config, "steps": 20})  # same stream; the checkpoint at 20 is real
+    train(experiment, half, checkpoint=checkpoint_path(crashed, spec))
+    reproduce([experiment], "smoke", crashed, LocalBackend(workers=1))
+    a = json.loads((clean / "results.json").read_text())
+    b = json.loads((crashed / "results.json").read_text())
+    assert [r["value"] for r in a] == [r["value"] for r in b]
+
+
+def test_report_alone_rebuilds_from_the_store(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    first = (tmp_path / "results.json").read_text()
+    (tmp_path / "results.json").unlink()
+    (tmp_path / "report.md").unlink()
+    report(tmp_path, [ToyExperiment()])
+    assert (tmp_path / "results.json").read_text() == first
+    assert (tmp_path / "report.md").exists()
+    with pytest.raises(FileNotFoundError, match="no results store here"):
+        report(tmp_path / "empty", [ToyExperiment()])

@@ -1,0 +1,38 @@
+"""The SQLite results store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from memrnn.experiments.base import RunOutput
+from memrnn.runner.store import ResultsStore
+from tests.runner.toy import ToyExperiment
+
+
+def test_run_lifecycle(tmp_path: Path) -> None:
+    spec, other = ToyExperiment().runs("smoke")
+    with ResultsStore(tmp_path / "s.sqlite") as store:
+        assert store.status(spec.key) is None
+        store.start(spec, "v1")
+        assert store.status(spec.key) == "running"
+        store.fail(spec, "Traceback: boom")
+        assert store.status(spec.key) == "failed"
+        store.start(spec, "v2")  # a retry
+        output = RunOutput(
+            {"loss": 0.5}, [(10, "loss", 0.9), (20, "loss", 0.5)], {"w": [1, 2]}, 20, 1.5
+        )
+        store.finish(spec, output)
+        store.start(other, "v2")
+        assert store.status(spec.key) == "finished"
+        (record,) = store.records("toy", "smoke")
+        assert record.spec == spec
+        assert record.metrics == {"loss": 0.5}
+        assert record.artifacts == {"w": [1, 2]}
+        assert record.code_version == "v2" and record.wall_seconds == 1.5
+        assert store.history(spec.key) == [(10, "loss", 0.9), (20, "loss", 0.5)]
+        rows = store.runs("toy")
+        assert {r["status"] for r in rows} == {"finished", "running"}
+        assert rows[0]["config"]["seed"] in (0, 1)
+    mode = sqlite3.connect(tmp_path / "s.sqlite").execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"

@@ -1,0 +1,79 @@
+"""The training loop: learns, is deterministic, resumes exactly, stops early."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from memrnn.runner.train import Progress, train
+from tests.runner.toy import ToyConfig, ToyExperiment
+
+CONFIG = ToyConfig(seed=3, steps=60, lr=0.05, eval_every=10, checkpoint_every=10, device="cpu")
+
+
+def test_learns_and_records_history() -> None:
+    output = train(ToyExperiment(), CONFIG)
+    first_loss = next(v for s, n, v in output.history if n == "loss")
+    assert output.metrics["loss"] < 0.1 * first_loss
+    assert output.steps_done == 60 and output.metrics["steps"] == 60
+    assert [s for s, n, _ in output.history if n == "loss"] == [10, 20, 30, 40, 50, 60]
+    assert len(output.artifacts["weights"]) == 4
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers() -> None:
+    a, b = train(ToyExperiment(), CONFIG), train(ToyExperiment(), CONFIG)
+    c = train(ToyExperiment(), dataclasses.replace(CONFIG, seed=4))
+    assert a.metrics == b.metrics and a.history == b.history
+    assert a.metrics["loss"] != c.metrics["loss"]
+
+
+class _Crash(Exception):
+    pass
+
+
+@pytest.mark.parametrize("crash_at", [25, 30, 60])
+def test_resume_after_a_crash_matches_an_uninterrupted_run(tmp_path: Path, crash_at: int) -> None:
+    whole = train(ToyExperiment(), CONFIG)
+
+    def crash(progress: Progress) -> None:
+        if progress.step == crash_at:
+            raise _Crash
+
+    checkpoint = tmp_path / "run.pt"
+    with pytest.raises(_Crash):
+        train(ToyExperiment(), CONFIG, checkpoint=checkpoint, on_progress=crash)
+    resumed = train(ToyExperiment(), CONFIG, checkpoint=checkpoint, resume=True)
+    assert resumed.metrics == whole.metrics
+    assert resumed.history == whole.history
+    assert resumed.artifacts == whole.artifacts
+
+
+def test_resuming_a_finished_run_changes_nothing(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "run.pt"
+    first = train(ToyExperiment(), CONFIG, checkpoint=checkpoint)
+    again = train(ToyExperiment(), CONFIG, checkpoint=checkpoint, resume=True)
+    assert again.metrics == first.metrics and again.history == first.history
+
+
+def test_early_stopping() -> None:
+    # lr so small that evaluations barely move: with monitor_mode "max" on the loss, the
+    # first evaluation is the best and patience 2 stops the run at the third.
+    config = dataclasses.replace(CONFIG, monitor="loss", monitor_mode="max", patience=2)
+    output = train(ToyExperiment(), config)
+    assert output.metrics["stopped_early"] == 1.0
+    assert output.steps_done == 30
+
+
+def test_bad_monitor_is_named() -> None:
+    with pytest.raises(ValueError, match="monitor: the run reports no metric 'accuracy'"):
+        train(ToyExperiment(), dataclasses.replace(CONFIG, monitor="accuracy"))
+
+
+def test_progress_reports_every_step() -> None:
+    seen: list[Progress] = []
+    train(ToyExperiment(), dataclasses.replace(CONFIG, steps=12), on_progress=seen.append)
+    assert [p.step for p in seen] == list(range(1, 13))
+    assert seen[9].metrics is not None and seen[8].metrics is None
+    assert all(p.sequences_per_second > 0 for p in seen)

@@ -1,0 +1,107 @@
+"""A tiny experiment for testing the runner: noisy linear regression, trained in seconds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from torch import Tensor, nn
+
+from memrnn.experiments.base import (
+    Cell,
+    Experiment,
+    Profile,
+    RunRecord,
+    RunSpec,
+    Table,
+    TrainConfig,
+)
+
+
+@dataclass(frozen=True)
+class ToyConfig(TrainConfig):
+    width: int = 4
+    noise: float = 0.1
+    fail_at: int = 0  # raise at this step (0: never), to test failure handling
+
+
+class ToyRun:
+    def __init__(self, config: ToyConfig, device: torch.device) -> None:
+        self.config = config
+        self.device = device
+        self.model = nn.Linear(config.width, 1).to(device)
+        self.w_true = torch.arange(1.0, config.width + 1, device=device).unsqueeze(1)
+        self.steps = 0
+
+    def _data(self, rng: np.random.Generator, n: int) -> tuple[Tensor, Tensor]:
+        x = torch.from_numpy(rng.standard_normal((n, self.config.width))).float().to(self.device)
+        noise = torch.from_numpy(rng.standard_normal((n, 1))).float().to(self.device)
+        return x, x @ self.w_true + self.config.noise * noise
+
+    def training_batch(self, rng: np.random.Generator) -> tuple[Tensor, Tensor]:
+        self.steps += 1
+        if self.steps == self.config.fail_at:
+            raise RuntimeError(f"planned failure at step {self.steps}")
+        return self._data(rng, self.config.batch_size)
+
+    def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
+        x, y = batch
+        return torch.mean((self.model(x) - y) ** 2)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        x, y = self._data(rng, 256)
+        error = (self.model.weight.T - self.w_true).norm()
+        return {"loss": float(self.loss((x, y))), "weight_error": float(error)}
+
+    def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"weights": self.model.weight.flatten().tolist()}
+
+
+class ToyExperiment(Experiment):
+    name = "toy"
+    title = "Noisy linear regression"
+    reproduces = "nothing; a test fixture"
+    config_type = ToyConfig
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        steps = {"smoke": 40, "quick": 200, "paper": 2000}[profile]
+        return [
+            RunSpec(
+                self.name,
+                f"seed{seed}",
+                profile,
+                ToyConfig(
+                    seed=seed, steps=steps, lr=0.05, eval_every=10, checkpoint_every=10
+                ).to_dict(),
+                model="linear",
+                task="regression",
+            )
+            for seed in (0, 1)
+        ]
+
+    def build(self, config: TrainConfig, device: torch.device) -> ToyRun:
+        assert isinstance(config, ToyConfig)
+        return ToyRun(config, device)
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        rows = {
+            r.spec.name: {
+                "loss": Cell(
+                    r.metrics["loss"], paper=0.01, seeds=(r.spec.seed,), wall_seconds=r.wall_seconds
+                ),
+                "weight_error": Cell(r.metrics["weight_error"], seeds=(r.spec.seed,)),
+            }
+            for r in records
+        }
+        return [Table("fit", "Fit of the linear model", ["loss", "weight_error"], rows)]
+
+    def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
+        figure = Figure(figsize=(3, 2))
+        axes = figure.add_subplot()
+        for r in records:
+            axes.plot(r.artifacts["weights"], label=r.spec.name)
+        return {"weights": figure}
