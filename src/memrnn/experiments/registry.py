@@ -8,9 +8,7 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment
 
 # name -> "module:Class"; imported on first use so `memrnn list` stays fast.
-_EXPERIMENTS = {
-
-}
+_EXPERIMENTS: dict[str, str] = {}
 
 
 def experiment_names() -> list[str]:
