@@ -1,5 +1,5 @@
 # make test       creates .venv, installs memrnn with its dev tools, runs ruff, mypy and pytest
-# make reproduce  (arrives with the experiment framework)
+# make reproduce  creates .venv, installs, runs every experiment's quick profile, writes reports/
 
 PYTHON ?= python3
 VENV   := .venv
@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of PyTorch; a plain `torch` requirement can pull a multi-GB CUDA build.
 TORCH_CPU ?= torch==2.13.0
 
-.PHONY: test lint typecheck bench clean
+.PHONY: test lint typecheck bench reproduce clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ typecheck: $(STAMP)
 
 test: lint typecheck
 	$(BIN)/python -m pytest -q
+
+reproduce: $(STAMP)
+	$(BIN)/memrnn reproduce --profile quick --out reports/
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/structures.py

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from memrnn import __version__
 from memrnn.cli import main
+from memrnn.runner.reproduce import STORE_NAME
+from memrnn.runner.store import ResultsStore
+
+
+def memrnn(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memrnn.cli", *args], capture_output=True, text=True, check=check
+    )
 
 
 def test_demo_prints_figure_1a(capsys: pytest.CaptureFixture[str]) -> None:
@@ -26,19 +39,116 @@ def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_console_script_version() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "memrnn.cli", "--version"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == f"memrnn {__version__}"
+    assert memrnn("--version").stdout.strip() == f"memrnn {__version__}"
 
 
-def test_unknown_command_is_one_clear_error() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "memrnn.cli", "fly"], capture_output=True, text=True
+def test_list_names_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "trask2016:" in out and "reproduces: Trask (2016)" in out
+    for profile in ("smoke", "quick", "paper"):
+        assert f"  {profile}" in out
+
+
+def _results(folder: Path) -> list[dict[str, object]]:
+    """results.json without the wall times, which differ between runs."""
+    rows = json.loads((folder / "results.json").read_text())
+    return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in rows]
+
+
+def test_reproduce_smoke_end_to_end_and_again(tmp_path: Path) -> None:
+    done = memrnn("reproduce", "trask2016", "--profile", "smoke", "--out", str(tmp_path), "--quiet")
+    assert "3 runs planned, 0 already finished, 3 run now, 0 failed" in done.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    keys = {"experiment", "table", "row", "column", "value", "paper_value", "seed", "profile",
+            "wall_seconds"}  # fmt: skip
+    assert results and all(set(row) == keys for row in results)
+    assert {row["table"] for row in results} == {"gates", "accuracy", "seeds"}
+    assert any(row["paper_value"] is not None for row in results)
+    report = (tmp_path / "report.md").read_text()
+    assert "## trask2016, profile smoke" in report and "Scale:" in report
+    figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert figures == ["trask2016-smoke-accuracy-by-length.png", "trask2016-smoke-gate-traces.png"]
+
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        before = store.runs()
+    again = memrnn(
+        "reproduce", "trask2016", "--profile", "smoke", "--out", str(tmp_path), "--quiet"
     )
+    assert "3 runs planned, 3 already finished, 0 run now" in again.stdout
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        assert store.runs() == before
+
+    (tmp_path / "report.md").unlink()
+    assert "report.md" in memrnn("report", "--out", str(tmp_path)).stdout
+    assert (tmp_path / "report.md").exists()
+
+
+TRAIN = ["train", "trask2016", "--profile", "smoke", "--quiet", "--set", "steps=120",
+         "--set", "checkpoint_every=10", "--set", "eval_every=40"]  # fmt: skip
+
+
+def _only_run(folder: Path) -> tuple[dict[str, float], list[tuple[int, str, float]]]:
+    with ResultsStore(folder / STORE_NAME) as store:
+        (run,) = store.runs()
+        (record,) = store.records("trask2016")
+        return dict(record.metrics), store.history(run["key"])
+
+
+def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None:
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    memrnn(*TRAIN, "--out", str(whole))
+
+    proc = subprocess.Popen([sys.executable, "-m", "memrnn.cli", *TRAIN, "--out", str(killed)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not list((killed / "checkpoints").glob("*.pt")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL  # killed mid-run, not finished
+    with ResultsStore(killed / STORE_NAME) as store:
+        assert [r["status"] for r in store.runs()] == ["running"]
+
+    memrnn(*TRAIN, "--out", str(killed), "--resume")
+    assert _only_run(killed) == _only_run(whole)
+
+
+def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    smoke = ("reproduce", "trask2016", "--profile", "smoke", "--quiet", "--workers", "2")
+    memrnn(*smoke, "--out", str(tmp_path / "local"))
+    memrnn(*smoke, "--out", str(tmp_path / "ray"), "--backend", "ray")
+    assert _results(tmp_path / "ray") == _results(tmp_path / "local")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "nosuch"], "unknown experiment 'nosuch'; the experiments are: trask2016"),
+        (["reproduce", "nosuch"], "unknown experiment 'nosuch'"),
+        (["train", "trask2016", "--set", "colour=red"], "--set colour: unknown setting"),
+        (["train", "trask2016", "--set", "steps=lots"], "--set steps=lots: not a valid int"),
+        (["train", "trask2016", "--set", "max_length=0"], "--set min_length: need 1 <= min_length"),
+        (["train", "trask2016", "--run", "clever"], "--run clever: trask2016 has no such run"),
+        (["report", "--out", "{tmp}/nothing"], "{tmp}/nothing/store.sqlite: no results store"),
+        (["reproduce", "--out", "{tmp}/file.txt/sub"], "--out {tmp}/file.txt/sub: cannot write"),
+    ],
+)
+def test_user_errors_are_one_clear_line(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file.txt").write_text("not a folder")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("memrnn: error: " + message.replace("{tmp}", str(tmp_path)))
+    assert err.count("\n") == 1
+
+
+def test_errors_in_a_subprocess_have_no_traceback() -> None:
+    done = memrnn("train", "trask2016", "--set", "lr=-1", check=False)
     assert done.returncode == 2
-    assert "invalid choice: 'fly'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == "memrnn: error: --set lr: must be positive, got -1.0"
+    unknown = memrnn("fly", check=False)
+    assert unknown.returncode == 2 and "invalid choice: 'fly'" in unknown.stderr
+    assert "Traceback" not in done.stderr + unknown.stderr

@@ -93,3 +93,21 @@ def test_report_alone_rebuilds_from_the_store(tmp_path: Path) -> None:
     assert (tmp_path / "report.md").exists()
     with pytest.raises(FileNotFoundError, match="no results store here"):
         report(tmp_path / "empty", [ToyExperiment()])
+
+
+def test_report_files_are_readable_by_others(tmp_path: Path) -> None:
+    """Atomic writes go through mkstemp (mode 0600); the final files get the usual mode."""
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    finally:
+        os.umask(mask)
+    for path in [
+        tmp_path / "results.json",
+        tmp_path / "report.md",
+        *(tmp_path / "figures").iterdir(),
+    ]:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o044 == 0o044, path

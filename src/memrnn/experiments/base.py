@@ -88,7 +88,9 @@ class TrainConfig:
 class Trainable(Protocol):
     """One run, built: a model and how to feed, score and inspect it."""
 
-    model: nn.Module
+    @property
+    def model(self) -> nn.Module:
+        """The network being trained, on its device."""
 
     def training_batch(self, rng: np.random.Generator) -> Any:
         """The next training batch, already on the model's device."""
@@ -196,6 +198,7 @@ class Experiment(ABC):
     title: ClassVar[str]
     reproduces: ClassVar[str]
     config_type: ClassVar[type[TrainConfig]]
+    reference: ClassVar[str] = "paper"  # whose numbers stand beside ours in the tables
 
     @abstractmethod
     def runs(self, profile: Profile) -> list[RunSpec]:
@@ -212,6 +215,10 @@ class Experiment(ABC):
     def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
         """Named matplotlib figures from the stored runs; none by default."""
         return {}
+
+    def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        """Sentences computed from the stored runs, for the top of the report section."""
+        return []
 
     def scale(self, profile: Profile) -> str:
         """One paragraph on what the profile's runs are, compared with the paper's."""

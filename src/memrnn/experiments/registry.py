@@ -8,7 +8,9 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment
 
 # name -> "module:Class"; imported on first use so `memrnn list` stays fast.
-_EXPERIMENTS: dict[str, str] = {}
+_EXPERIMENTS = {
+    "trask2016": "memrnn.experiments.trask2016:Trask2016",
+}
 
 
 def experiment_names() -> list[str]:

@@ -8,27 +8,17 @@ the old checkpoint or the new one, never half of one. Loading uses
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from memrnn.runner.files import write_atomic
+
 
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, lambda f: torch.save(payload, f))
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from memrnn.experiments.base import PROFILES, Experiment, RunRecord, Table
+from memrnn.runner.files import write_atomic
 from memrnn.runner.store import ResultsStore
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _fmt(value: float | None) -> str:
@@ -32,7 +20,7 @@ def _fmt(value: float | None) -> str:
     return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.3e}"
 
 
-def _table_markdown(table: Table) -> list[str]:
+def _table_markdown(table: Table, reference: str) -> list[str]:
     has_paper = any(c.paper is not None for row in table.rows.values() for c in row.values())
     head = ["", *table.columns]
     lines = [f"**{table.caption}**", ""]
@@ -50,7 +38,7 @@ def _table_markdown(table: Table) -> list[str]:
                 shown.append(_fmt(cell.value))
         lines.append("| " + " | ".join([row_name, *shown]) + " |")
     if has_paper:
-        lines += ["", "Ours, with the paper's value in parentheses."]
+        lines += ["", f"Ours, with the {reference}'s value in parentheses."]
     return [*lines, ""]
 
 
@@ -74,11 +62,6 @@ def _results(table: Table, experiment: str, profile: str) -> list[dict[str, Any]
 
 def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experiment]) -> list[Path]:
     """Write DIR/results.json, DIR/report.md and DIR/figures/*.png; return the files."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display
-    from matplotlib import pyplot as plt
-
     results: list[dict[str, Any]] = []
     lines = [
         "# memrnn reproduction report",
@@ -94,20 +77,20 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
             if not records:
                 continue
             lines += _section_header(experiment, profile, records)
+            lines += [f"- {finding}" for finding in experiment.findings(records)]
+            lines += [""] if lines[-1] else []
             for table in experiment.tables(records):
-                lines += _table_markdown(table)
+                lines += _table_markdown(table, experiment.reference)
                 results += _results(table, experiment.name, profile)
             for name, figure in experiment.figures(records).items():
                 path = out / "figures" / f"{experiment.name}-{profile}-{name}.png"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".png", delete=False) as f:
-                    figure.savefig(f, format="png", dpi=110, bbox_inches="tight")
-                os.replace(f.name, path)
-                plt.close(figure)
+                write_atomic(
+                    path, partial(figure.savefig, format="png", dpi=110, bbox_inches="tight")
+                )
                 written.append(path)
                 lines += [f"![{name}](figures/{path.name})", ""]
-    _write_atomic(out / "results.json", json.dumps(results, indent=1).encode())
-    _write_atomic(out / "report.md", "\n".join(lines).encode())
+    write_atomic(out / "results.json", lambda f: f.write(json.dumps(results, indent=1).encode()))
+    write_atomic(out / "report.md", lambda f: f.write("\n".join(lines).encode()))
     return [out / "results.json", out / "report.md", *written]
 
 

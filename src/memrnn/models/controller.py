@@ -1,0 +1,204 @@
+"""A recurrent controller driving a neural Stack, Queue or DeQue.
+
+Grefenstette et al. (2015), section 3.4 (SPEC 1.4), with the extra layer of Trask's
+tutorial (seed 001, "Known Deviations" item 11): the controller output h_t passes through
+o'_t = tanh(W h_t + b) before the memory gates and the output are read off it.
+
+Per step t, with input i_t:
+
+    h_t            = cell([i_t ; r_{t-1}], h_{t-1})        (r_{t-1}: both reads for a deque)
+    o'_t           = tanh(W_{o'} h_t + b_{o'})
+    d_t, u_t       = sigmoid(W_d o'_t + b_d), sigmoid(W_u o'_t + b_u)     push, pop
+    v_t            = tanh(W_v o'_t + b_v)
+    r_t, memory_t  = memory.step(memory_{t-1}, v_t, d_t, u_t)
+    o_t            = W_o o'_t + b_o                        logits, for cross-entropy
+
+r_0 and the memory start at zero; h_0 (and an LSTM's c_0) are learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
+
+MemoryKind = Literal["stack", "queue", "deque"]
+CellKind = Literal["rnn", "lstm"]
+MEMORIES: dict[str, type[NeuralStack] | type[NeuralQueue] | type[NeuralDeque]] = {
+    "stack": NeuralStack,
+    "queue": NeuralQueue,
+    "deque": NeuralDeque,
+}
+CELLS = ("rnn", "lstm")
+
+
+@dataclass(frozen=True)
+class MemoryRNNOutput:
+    """What ``MemoryRNN.forward`` returns.
+
+    Attributes:
+        logits: (B, T, O) output logits o_t.
+        push: (B, T) push strengths d_t (of the top end, for a deque).
+        pop: (B, T) pop strengths u_t (of the top end, for a deque).
+        push_bot: (B, T) the bottom end's push strengths for a deque, else None.
+        pop_bot: (B, T) the bottom end's pop strengths for a deque, else None.
+    """
+
+    logits: Tensor
+    push: Tensor
+    pop: Tensor
+    push_bot: Tensor | None = None
+    pop_bot: Tensor | None = None
+
+
+class _Gates(nn.Module):
+    """The push, pop and value projections for one end of the memory."""
+
+    def __init__(self, in_size: int, width: int, push_bias: float, pop_bias: float) -> None:
+        super().__init__()
+        self.push = nn.Linear(in_size, 1)
+        self.pop = nn.Linear(in_size, 1)
+        self.value = nn.Linear(in_size, width)
+        # Seed 000, Appendix B: a negative pop bias keeps the memory from being emptied at
+        # every step early in training, which would turn it into an extra hidden layer.
+        nn.init.constant_(self.push.bias, push_bias)
+        nn.init.constant_(self.pop.bias, pop_bias)
+
+    def forward(self, o_prime: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """(value (B, m), push (B,), pop (B,)) from o'_t (B, H')."""
+        push = torch.sigmoid(self.push(o_prime)).squeeze(-1)
+        pop = torch.sigmoid(self.pop(o_prime)).squeeze(-1)
+        return torch.tanh(self.value(o_prime)), push, pop
+
+
+class MemoryRNN(nn.Module):
+    """An Elman RNN or LSTM controller with a differentiable Stack, Queue or DeQue.
+
+    Args:
+        input_size: I, the size of each input vector i_t.
+        output_size: O, the number of output logits.
+        hidden_size: the size of the controller state h_t.
+        memory_width: m, the width of the memory's values.
+        memory: "stack", "queue" or "deque". A deque has a second set of push, pop and
+            value projections for its bottom end, and both reads feed the controller.
+        cell: "rnn" (tanh Elman, ``nn.RNNCell``) or "lstm" (``nn.LSTMCell``).
+        output_hidden: the size of o'_t; defaults to ``hidden_size``.
+        push_bias: the initial bias b_d of every push gate.
+        pop_bias: the initial bias b_u of every pop gate (seed 000 recommends -1).
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden_size: int,
+        memory_width: int,
+        *,
+        memory: MemoryKind = "stack",
+        cell: CellKind = "rnn",
+        output_hidden: int | None = None,
+        push_bias: float = 0.0,
+        pop_bias: float = 0.0,
+    ) -> None:
+        super().__init__()
+        sizes = {
+            "input_size": input_size,
+            "output_size": output_size,
+            "hidden_size": hidden_size,
+            "memory_width": memory_width,
+            "output_hidden": hidden_size if output_hidden is None else output_hidden,
+        }
+        for name, size in sizes.items():
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise ValueError(f"{name}: expected an int >= 1, got {size!r}")
+        if memory not in MEMORIES:
+            raise ValueError(f"memory: expected one of {sorted(MEMORIES)}, got {memory!r}")
+        if cell not in CELLS:
+            raise ValueError(f"cell: expected one of {list(CELLS)}, got {cell!r}")
+        self.input_size = input_size
+        self.output_size = output_size
+        self.hidden_size = hidden_size
+        self.memory_width = memory_width
+        self.memory_kind = memory
+        self.cell_kind = cell
+        self.output_hidden = sizes["output_hidden"]
+        # Gates come out of sigmoids, so the memory's range check would only cost a sync.
+        self.memory = MEMORIES[memory](validate=False)
+        self.n_reads = 2 if memory == "deque" else 1
+
+        cell_in = input_size + self.n_reads * memory_width
+        self.cell: nn.RNNCell | nn.LSTMCell
+        if cell == "rnn":
+            self.cell = nn.RNNCell(cell_in, hidden_size, nonlinearity="tanh")
+        else:
+            self.cell = nn.LSTMCell(cell_in, hidden_size)
+        self.h0 = nn.Parameter(torch.zeros(hidden_size))
+        self.c0 = nn.Parameter(torch.zeros(hidden_size)) if cell == "lstm" else None
+        self.o_prime = nn.Linear(hidden_size, self.output_hidden)
+        self.top = _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
+        self.bot = (
+            _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
+            if memory == "deque"
+            else None
+        )
+        self.out = nn.Linear(self.output_hidden, output_size)
+
+    def forward(self, inputs: Tensor) -> MemoryRNNOutput:
+        """Run the controller and its memory over ``inputs`` (B, T, I), one step at a time."""
+        if not isinstance(inputs, Tensor) or inputs.ndim != 3 or inputs.shape[2] != self.input_size:
+            got = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
+            raise ValueError(f"inputs: expected shape (B, T, {self.input_size}), got {got}")
+        b, t_len, _ = inputs.shape
+        dtype, device = self.h0.dtype, self.h0.device
+        inputs = inputs.to(device=device, dtype=dtype)
+        h = self.h0.expand(b, -1)
+        c = self.c0.expand(b, -1) if self.c0 is not None else None
+        read = inputs.new_zeros(b, self.n_reads * self.memory_width)
+        state: MemoryState = self.memory.initial_state(
+            b, self.memory_width, device=device, dtype=dtype, capacity=max(t_len, 1)
+        )
+        logits, pushes, pops, pushes_bot, pops_bot = [], [], [], [], []
+        for t in range(t_len):
+            x = torch.cat([inputs[:, t], read], dim=1)
+            if c is not None:
+                h, c = self.cell(x, (h, c))
+            else:
+                h = self.cell(x, h)
+            o_prime = torch.tanh(self.o_prime(h))
+            value, push, pop = self.top(o_prime)
+            if self.bot is not None:
+                value_bot, push_bot, pop_bot = self.bot(o_prime)
+                assert isinstance(self.memory, NeuralDeque)
+                (read_top, read_bot), state = self.memory.step(
+                    state, value, value_bot, push, push_bot, pop, pop_bot
+                )
+                read = torch.cat([read_top, read_bot], dim=1)
+                pushes_bot.append(push_bot)
+                pops_bot.append(pop_bot)
+            else:
+                assert not isinstance(self.memory, NeuralDeque)
+                read, state = self.memory.step(state, value, push, pop)
+            logits.append(self.out(o_prime))
+            pushes.append(push)
+            pops.append(pop)
+        if t_len == 0:
+            empty = inputs.new_zeros(b, 0)
+            deque = self.bot is not None
+            return MemoryRNNOutput(
+                logits=inputs.new_zeros(b, 0, self.output_size),
+                push=empty,
+                pop=empty,
+                push_bot=empty if deque else None,
+                pop_bot=empty if deque else None,
+            )
+        return MemoryRNNOutput(
+            logits=torch.stack(logits, dim=1),
+            push=torch.stack(pushes, dim=1),
+            pop=torch.stack(pops, dim=1),
+            push_bot=torch.stack(pushes_bot, dim=1) if self.bot is not None else None,
+            pop_bot=torch.stack(pops_bot, dim=1) if self.bot is not None else None,
+        )

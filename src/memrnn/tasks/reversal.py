@@ -1,0 +1,127 @@
+"""Sequence reversal, laid out as in Trask's neural-stack tutorial (seed 001).
+
+A sequence of L symbols is shown one symbol per step for L encoding steps; in the L
+decoding steps that follow, the model must emit the sequence reversed. Unlike the paper's
+``<s> source ||| target </s>`` layout (SPEC 1.5), the tutorial marks the phase with a flag
+that is on for the whole phase rather than a single separator token (its "Known
+Deviations" item 2): a plain RNN forgets a one-step marker, and the flags let it converge
+quickly.
+
+Input channels at each step (size k + 2):
+
+- ``0 .. k-1``: the one-hot symbol during encoding, all zeros during decoding;
+- ``k``: the encoding flag, 1 during encoding;
+- ``k+1``: the decoding flag, 1 during decoding.
+
+(The tutorial orders them decoding flag, encoding flag, symbols; the order carries no
+meaning for a model.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
+
+
+@dataclass(frozen=True)
+class ReversalBatch:
+    """One batch of reversal examples, all of the same source length L.
+
+    Attributes:
+        inputs: (B, 2L, k+2) float32, the layout in the module docstring.
+        targets: (B, 2L) int64; ``IGNORE_INDEX`` (-100) during encoding, where nothing is
+            scored, and the reversed sequence during decoding.
+        sequences: (B, L) int64, the source symbols in 0 .. k-1.
+    """
+
+    inputs: Tensor
+    targets: Tensor
+    sequences: Tensor
+
+
+class ReversalTask:
+    """The reversal task over a vocabulary of ``vocab_size`` symbols (the tutorial uses 2).
+
+    Args:
+        vocab_size: k, the number of symbols; at least 2.
+    """
+
+    def __init__(self, vocab_size: int = 2) -> None:
+        if not _is_int(vocab_size) or vocab_size < 2:
+            raise ValueError(f"vocab_size: expected an int >= 2, got {vocab_size!r}")
+        self.vocab_size = int(vocab_size)
+
+    def __repr__(self) -> str:
+        return f"ReversalTask(vocab_size={self.vocab_size})"
+
+    @property
+    def input_size(self) -> int:
+        """k + 2: the one-hot symbol and the two phase flags."""
+        return self.vocab_size + 2
+
+    @property
+    def output_size(self) -> int:
+        """k: one logit per symbol."""
+        return self.vocab_size
+
+    def sample(self, rng: np.random.Generator, batch_size: int, length: int) -> ReversalBatch:
+        """``batch_size`` sequences of ``length`` symbols, uniform and i.i.d. from ``rng``."""
+        _check_positive_int("batch_size", batch_size)
+        _check_positive_int("length", length)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+        k = self.vocab_size
+        seq = torch.from_numpy(rng.integers(0, k, size=(batch_size, length), dtype=np.int64))
+        return self.make_batch(seq)
+
+    def make_batch(self, sequences: Tensor) -> ReversalBatch:
+        """The batch for given source sequences (B, L) of int symbols in 0 .. k-1."""
+        if not isinstance(sequences, Tensor) or sequences.ndim != 2:
+            raise ValueError("sequences: expected a (B, L) integer tensor")
+        if sequences.dtype.is_floating_point or sequences.dtype.is_complex:
+            raise ValueError(f"sequences: expected an integer dtype, got {sequences.dtype}")
+        b, length = sequences.shape
+        if b < 1 or length < 1:
+            raise ValueError(f"sequences: expected B >= 1 and L >= 1, got {tuple(sequences.shape)}")
+        k = self.vocab_size
+        if int(sequences.min()) < 0 or int(sequences.max()) >= k:
+            raise ValueError(f"sequences: symbols must lie in 0 .. {k - 1}")
+        seq = sequences.to(torch.int64).cpu()
+        inputs = torch.zeros(b, 2 * length, k + 2, dtype=torch.float32)
+        inputs[:, :length, :k] = torch.nn.functional.one_hot(seq, k).to(torch.float32)
+        inputs[:, :length, k] = 1.0
+        inputs[:, length:, k + 1] = 1.0
+        targets = torch.full((b, 2 * length), IGNORE_INDEX, dtype=torch.int64)
+        targets[:, length:] = seq.flip(1)
+        return ReversalBatch(inputs=inputs, targets=targets, sequences=seq)
+
+    def accuracy(self, logits: Tensor, batch: ReversalBatch) -> tuple[float, float]:
+        """Greedy (argmax) accuracy of ``logits`` (B, 2L, k) on ``batch``.
+
+        Returns (token accuracy over the scored positions, fraction of sequences whose
+        every scored position is right).
+        """
+        want = (*batch.targets.shape, self.vocab_size)
+        if not isinstance(logits, Tensor) or tuple(logits.shape) != want:
+            got = tuple(logits.shape) if isinstance(logits, Tensor) else type(logits).__name__
+            raise ValueError(f"logits: expected shape {want}, got {got}")
+        targets = batch.targets.to(logits.device)
+        scored = targets != IGNORE_INDEX
+        correct = (logits.argmax(dim=-1) == targets) & scored
+        token = correct.sum().item() / max(int(scored.sum().item()), 1)
+        sequence = (correct | ~scored).all(dim=1).to(torch.float64).mean().item()
+        return float(token), float(sequence)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_positive_int(name: str, value: object) -> None:
+    if not _is_int(value) or value < 1:  # type: ignore[operator]
+        raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
