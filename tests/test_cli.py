@@ -60,8 +60,18 @@ def test_reproduce_smoke_end_to_end_and_again(tmp_path: Path) -> None:
     done = memrnn("reproduce", "trask2016", "--profile", "smoke", "--out", str(tmp_path), "--quiet")
     assert "3 runs planned, 0 already finished, 3 run now, 0 failed" in done.stdout
     results = json.loads((tmp_path / "results.json").read_text())
-    keys = {"experiment", "table", "row", "column", "value", "paper_value", "seed", "profile",
-            "wall_seconds"}  # fmt: skip
+    keys = {
+        "experiment",
+        "table",
+        "row",
+        "column",
+        "value",
+        "paper_value",
+        "seed",
+        "profile",
+        "wall_seconds",
+        "code_version",
+    }
     assert results and all(set(row) == keys for row in results)
     assert {row["table"] for row in results} == {"gates", "accuracy", "seeds"}
     assert any(row["paper_value"] is not None for row in results)
@@ -84,8 +94,19 @@ def test_reproduce_smoke_end_to_end_and_again(tmp_path: Path) -> None:
     assert (tmp_path / "report.md").exists()
 
 
-TRAIN = ["train", "trask2016", "--profile", "smoke", "--quiet", "--set", "steps=120",
-         "--set", "checkpoint_every=10", "--set", "eval_every=40"]  # fmt: skip
+TRAIN = [
+    "train",
+    "trask2016",
+    "--profile",
+    "smoke",
+    "--quiet",
+    "--set",
+    "steps=120",
+    "--set",
+    "checkpoint_every=10",
+    "--set",
+    "eval_every=40",
+]
 
 
 def _only_run(folder: Path) -> tuple[dict[str, float], list[tuple[int, str, float]]]:
@@ -99,8 +120,11 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     memrnn(*TRAIN, "--out", str(whole))
 
-    proc = subprocess.Popen([sys.executable, "-m", "memrnn.cli", *TRAIN, "--out", str(killed)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memrnn.cli", *TRAIN, "--out", str(killed)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while not list((killed / "checkpoints").glob("*.pt")) and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -23,6 +23,11 @@ def test_reproduce_runs_stores_and_reports(tmp_path: Path) -> None:
     loss = next(r for r in results if r["row"] == "seed0" and r["column"] == "loss")
     assert loss["paper_value"] == 0.01 and loss["seed"] == [0] and loss["profile"] == "smoke"
     assert loss["wall_seconds"] > 0 and loss["value"] > 0
+    assert loss["code_version"].startswith("memrnn ")
+    runs = json.loads((tmp_path / "runs.json").read_text())
+    assert sorted(r["name"] for r in runs) == ["seed0", "seed1"]
+    assert all(r["status"] == "finished" and r["config"]["steps"] == 40 for r in runs)
+    assert "| seed0 | 0 | 40 |" in (tmp_path / "report.md").read_text()
     text = (tmp_path / "report.md").read_text()
     assert "## toy, profile smoke: Noisy linear regression" in text
     assert "![weights](figures/toy-smoke-weights.png)" in text

@@ -42,7 +42,9 @@ def _table_markdown(table: Table, reference: str) -> list[str]:
     return [*lines, ""]
 
 
-def _results(table: Table, experiment: str, profile: str) -> list[dict[str, Any]]:
+def _results(
+    table: Table, experiment: str, profile: str, code_version: str
+) -> list[dict[str, Any]]:
     return [
         {
             "experiment": experiment,
@@ -54,6 +56,7 @@ def _results(table: Table, experiment: str, profile: str) -> list[dict[str, Any]
             "seed": list(cell.seeds),
             "profile": profile,
             "wall_seconds": cell.wall_seconds,
+            "code_version": code_version,
         }
         for row_name, cells in table.rows.items()
         for column, cell in cells.items()
@@ -61,7 +64,12 @@ def _results(table: Table, experiment: str, profile: str) -> list[dict[str, Any]
 
 
 def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experiment]) -> list[Path]:
-    """Write DIR/results.json, DIR/report.md and DIR/figures/*.png; return the files."""
+    """Write DIR/results.json, DIR/runs.json, DIR/report.md and DIR/figures/*.png.
+
+    results.json holds one object per table cell; runs.json one per run (config, seed,
+    code version, times, status), so every number can be traced to the runs behind it.
+    Returns the files written.
+    """
     results: list[dict[str, Any]] = []
     lines = [
         "# memrnn reproduction report",
@@ -79,9 +87,10 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
             lines += _section_header(experiment, profile, records)
             lines += [f"- {finding}" for finding in experiment.findings(records)]
             lines += [""] if lines[-1] else []
+            versions = ", ".join(sorted({r.code_version for r in records}))
             for table in experiment.tables(records):
                 lines += _table_markdown(table, experiment.reference)
-                results += _results(table, experiment.name, profile)
+                results += _results(table, experiment.name, profile, versions)
             for name, figure in experiment.figures(records).items():
                 path = out / "figures" / f"{experiment.name}-{profile}-{name}.png"
                 write_atomic(
@@ -89,9 +98,27 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
                 )
                 written.append(path)
                 lines += [f"![{name}](figures/{path.name})", ""]
+            lines += _runs_table(records)
+    runs = store.runs()
     write_atomic(out / "results.json", lambda f: f.write(json.dumps(results, indent=1).encode()))
+    write_atomic(out / "runs.json", lambda f: f.write(json.dumps(runs, indent=1).encode()))
     write_atomic(out / "report.md", lambda f: f.write("\n".join(lines).encode()))
-    return [out / "results.json", out / "report.md", *written]
+    return [out / "results.json", out / "runs.json", out / "report.md", *written]
+
+
+def _runs_table(records: Sequence[RunRecord]) -> list[str]:
+    lines = [
+        "Runs (settings of each in `runs.json`):",
+        "",
+        "| run | seed | steps | wall s | key |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in sorted(records, key=lambda r: r.spec.name):
+        steps = r.metrics.get("steps", float("nan"))
+        lines.append(
+            f"| {r.spec.name} | {r.spec.seed} | {steps:.0f} | {r.wall_seconds:.1f} | {r.spec.key} |"
+        )
+    return [*lines, ""]
 
 
 def _section_header(
