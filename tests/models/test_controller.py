@@ -225,8 +225,15 @@ def test_empty_sequence() -> None:
 
 def test_float64() -> None:
     model = _model().double()
-    out = model(_inputs())
+    out = model(_inputs().double())
     assert out.logits.dtype == torch.float64 and out.push.dtype == torch.float64
+
+
+def test_inputs_are_not_silently_converted() -> None:
+    with pytest.raises(
+        ValueError, match=r"inputs: torch\.float32 on cpu, but the model is torch\.float64"
+    ):
+        _model().double()(_inputs())
 
 
 @pytest.mark.parametrize(

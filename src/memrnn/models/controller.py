@@ -154,7 +154,10 @@ class MemoryRNN(nn.Module):
             raise ValueError(f"inputs: expected shape (B, T, {self.input_size}), got {got}")
         b, t_len, _ = inputs.shape
         dtype, device = self.h0.dtype, self.h0.device
-        inputs = inputs.to(device=device, dtype=dtype)
+        if inputs.dtype != dtype or inputs.device != device:
+            raise ValueError(
+                f"inputs: {inputs.dtype} on {inputs.device}, but the model is {dtype} on {device}"
+            )
         h = self.h0.expand(b, -1)
         c = self.c0.expand(b, -1) if self.c0 is not None else None
         read = inputs.new_zeros(b, self.n_reads * self.memory_width)
