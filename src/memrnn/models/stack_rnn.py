@@ -1,0 +1,117 @@
+"""The Stack-RNN of Suzgun et al. (2019): a recurrent controller with a superposition stack.
+
+Per step t, with input x_t and the stack's top row s_{t-1}[0]:
+
+    h'_{t-1} = h_{t-1} + W_sh s_{t-1}[0]          the top of the stack feeds the state
+    h_t      = cell(x_t, h'_{t-1})                tanh RNN, GRU or LSTM
+    y_t      = W_y h_t                            output logits
+    a_t      = softmax(W_a h_t)                   (push, pop) weights
+    n_t      = sigmoid(W_n h_t)                   the value pushed
+    s_t      = a_push * push(s_{t-1}, n_t) + a_pop * pop(s_{t-1})
+
+A baseline of Paassen et al. (2021), Tables 2-5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from memrnn.structures.superposition import SuperpositionStack
+
+CellKind = Literal["rnn", "gru", "lstm"]
+
+
+@dataclass(frozen=True)
+class StackRNNOutput:
+    """Output logits (B, T, O) and the action weights (B, T) taken at each step."""
+
+    logits: Tensor
+    push: Tensor
+    pop: Tensor
+
+
+class SuperpositionStackRNN(nn.Module):
+    """A recurrent cell whose state is fed the top of a superposition stack.
+
+    Args:
+        input_size, output_size: sizes of x_t and y_t.
+        hidden_size: units of the cell.
+        stack_width: m, the width of each stack row.
+        stack_depth: D, rows kept (a push drops the bottom one).
+        cell: "rnn" (Suzgun et al.'s), "gru" or "lstm".
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden_size: int,
+        stack_width: int,
+        stack_depth: int,
+        *,
+        cell: CellKind = "rnn",
+    ) -> None:
+        super().__init__()
+        sizes = {
+            "input_size": input_size,
+            "output_size": output_size,
+            "hidden_size": hidden_size,
+            "stack_width": stack_width,
+            "stack_depth": stack_depth,
+        }
+        for name, size in sizes.items():
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise ValueError(f"{name}: expected an int >= 1, got {size!r}")
+        cells = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}
+        if cell not in cells:
+            raise ValueError(f"cell: expected one of {sorted(cells)}, got {cell!r}")
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.stack_width, self.stack_depth = stack_width, stack_depth
+        self.cell_kind = cell
+        self.cell = cells[cell](input_size, hidden_size)
+        self.W_sh = nn.Linear(stack_width, hidden_size, bias=False)
+        self.W_y = nn.Linear(hidden_size, output_size)
+        self.W_a = nn.Linear(hidden_size, 2)
+        self.W_n = nn.Linear(hidden_size, stack_width)
+        # Weights from a softmax lie in [0, 1] by construction: skip the device sync.
+        self.stack = SuperpositionStack(validate=False)
+
+    def forward(self, inputs: Tensor) -> StackRNNOutput:
+        """Run over ``inputs`` (B, T, input_size) from a zero state and an empty stack."""
+        if not isinstance(inputs, Tensor) or inputs.ndim != 3 or inputs.shape[2] != self.input_size:
+            got = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
+            raise ValueError(f"inputs: expected shape (B, T, {self.input_size}), got {got}")
+        weight = self.W_y.weight
+        if inputs.dtype != weight.dtype or inputs.device != weight.device:
+            raise ValueError(
+                f"inputs: {inputs.dtype} on {inputs.device}, but the model is "
+                f"{weight.dtype} on {weight.device}"
+            )
+        b, t_len, _ = inputs.shape
+        h = inputs.new_zeros(b, self.hidden_size)
+        c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None
+        stack = self.stack.initial_state(
+            b, self.stack_width, self.stack_depth, device=inputs.device, dtype=inputs.dtype
+        )
+        logits, pushes, pops = [], [], []
+        for t in range(t_len):
+            h = h + self.W_sh(stack[:, 0])
+            if c is not None:
+                h, c = self.cell(inputs[:, t], (h, c))
+            else:
+                h = self.cell(inputs[:, t], h)
+            actions = torch.softmax(self.W_a(h), dim=-1)
+            _, stack = self.stack.step(
+                stack, torch.sigmoid(self.W_n(h)), actions[:, 0], actions[:, 1]
+            )
+            logits.append(self.W_y(h))
+            pushes.append(actions[:, 0])
+            pops.append(actions[:, 1])
+        if t_len == 0:
+            empty = inputs.new_zeros(b, 0)
+            return StackRNNOutput(inputs.new_zeros(b, 0, self.W_y.out_features), empty, empty)
+        return StackRNNOutput(torch.stack(logits, 1), torch.stack(pushes, 1), torch.stack(pops, 1))

@@ -1,0 +1,82 @@
+"""The superposition stack of Joulin and Mikolov (2015), as used by Suzgun et al. (2019).
+
+The stack is a fixed number of rows (depth D, width m), row 0 on top. A step blends
+three whole stacks by the controller's action weights:
+
+    push:  (v, s[0], ..., s[D-2])      the new value on top; the bottom row falls off
+    pop:   (s[1], ..., s[D-1], 0)      everything moves up; zeros enter at the bottom
+    no-op: (s[0], ..., s[D-1])
+
+    s' = a_push * push + a_pop * pop + a_noop * no-op
+
+Suzgun et al.'s Stack-RNN uses push and pop only (a softmax over two actions), which is
+``noop=None`` here. The read is the top row, s'[0].
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from memrnn.structures.checks import check_positive_int, check_tensor, check_unit_interval
+
+
+class SuperpositionStack:
+    """A differentiable stack of fixed depth whose rows are blended by action weights.
+
+    Args:
+        validate: check that the action weights lie in [0, 1] and hold no NaN (one read
+            back from the device per call).
+    """
+
+    def __init__(self, *, validate: bool = True) -> None:
+        self.validate = validate
+
+    def __repr__(self) -> str:
+        return f"SuperpositionStack(validate={self.validate})"
+
+    def initial_state(
+        self,
+        batch_size: int,
+        width: int,
+        depth: int,
+        *,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> Tensor:
+        """An empty stack: zeros of shape (B, depth, width)."""
+        batch_size = check_positive_int("batch_size", batch_size)
+        width = check_positive_int("width", width)
+        depth = check_positive_int("depth", depth)
+        return torch.zeros(batch_size, depth, width, device=device, dtype=dtype)
+
+    def step(
+        self,
+        stack: Tensor,
+        value: Tensor,
+        push: Tensor,
+        pop: Tensor,
+        noop: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """Blend the pushed, popped (and unchanged) stacks; return (top row, new stack).
+
+        ``stack`` is (B, D, m), ``value`` (B, m), the weights (B,). The weights are used
+        as given: a softmax makes them sum to one, but nothing here requires it.
+        """
+        if not isinstance(stack, Tensor) or stack.ndim != 3:
+            got = tuple(stack.shape) if isinstance(stack, Tensor) else type(stack).__name__
+            raise ValueError(f"stack: expected shape (B, D, m), got {got}")
+        b, _, m = stack.shape
+        where = (stack.dtype, stack.device)
+        check_tensor("value", value, (b, m), *where, f"(B, m) = ({b}, {m})")
+        weights = {"push": push, "pop": pop} | ({"noop": noop} if noop is not None else {})
+        for name, weight in weights.items():
+            check_tensor(name, weight, (b,), *where, f"(B,) = ({b},)")
+            if self.validate:
+                check_unit_interval(name, weight)
+        pushed = torch.cat([value.unsqueeze(1), stack[:, :-1]], dim=1)
+        popped = torch.cat([stack[:, 1:], torch.zeros_like(stack[:, :1])], dim=1)
+        new = push[:, None, None] * pushed + pop[:, None, None] * popped
+        if noop is not None:
+            new = new + noop[:, None, None] * stack
+        return new[:, 0], new
