@@ -39,9 +39,9 @@ def test_learns_to_remember_the_first_symbol() -> None:
     model = SuperpositionStackRNN(2, 2, 8, 2, 12)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
     gen = torch.Generator().manual_seed(0)
-    for _ in range(150):
+    for _ in range(80):
         first = torch.randint(0, 2, (32,), generator=gen)
-        inputs = torch.zeros(32, 10, 2)
+        inputs = torch.zeros(32, 6, 2)
         inputs[torch.arange(32), 0, first] = 1.0
         logits = model(inputs).logits[:, -1]
         loss = torch.nn.functional.cross_entropy(logits, first)
