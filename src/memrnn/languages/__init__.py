@@ -1,0 +1,39 @@
+"""Formal languages of the reservoir stack machine paper (Paassen, Schulz, Hammer 2021).
+
+LR(1)-automata and their parser (Definition 2, Algorithm 1) with the paper's seven
+automata (:mod:`memrnn.languages.lr1`), direct membership tests written without them
+(:mod:`memrnn.languages.recognisers`) and probabilistic grammars that sample words
+(:mod:`memrnn.languages.sampling`).
+"""
+
+from memrnn.languages.lr1 import (
+    END,
+    LANGUAGES,
+    AutomatonError,
+    LR1Automaton,
+    ParseStep,
+    ParseTrace,
+    Rule,
+    RuleLoopError,
+    automaton,
+    prefix_labels,
+)
+from memrnn.languages.recognisers import recognise
+from memrnn.languages.sampling import GRAMMARS, ProbabilisticGrammar, sample_words
+
+__all__ = [
+    "END",
+    "GRAMMARS",
+    "LANGUAGES",
+    "AutomatonError",
+    "LR1Automaton",
+    "ParseStep",
+    "ParseTrace",
+    "ProbabilisticGrammar",
+    "Rule",
+    "RuleLoopError",
+    "automaton",
+    "prefix_labels",
+    "recognise",
+    "sample_words",
+]

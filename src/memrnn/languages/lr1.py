@@ -1,0 +1,482 @@
+"""LR(1)-automata and their parser, as defined by Paassen, Schulz and Hammer (2021).
+
+*Reservoir Stack Machines* (seed 004), Definition 2: an LR(1)-automaton is a 4-tuple
+A = (Phi, Sigma, R, F) of nonterminals Phi, terminals Sigma (disjoint), an ordered list of
+rules R, each a 4-tuple (s, x, j, A) with a stack suffix s over Phi and Sigma, a lookahead x
+in Sigma or epsilon, a pop count j >= 0 and a nonterminal A to push, and accepting
+nonterminals F, a subset of Phi.
+
+Algorithm 1 parses a word w_1 ... w_T: for each y in w_1, ..., w_T, # it applies the first
+rule in R whose suffix s is a suffix of the stack and whose lookahead x is y or epsilon
+(pop j symbols, push A), repeatedly, until no rule matches; then it pushes y. The word is
+accepted iff the final stack is A# with A in F.
+
+:class:`ParseTrace` records, for every input position including the end symbol, the rules
+applied before the symbol is shifted and the stack after each: the pop and push actions a
+reservoir stack machine is taught with (section 3.2, Algorithm 4).
+
+The seven automata of the paper's experiments (:func:`automaton`):
+
+``dyck1``, ``dyck2``, ``dyck3``, ``anbn``, ``palindrome``, ``json``
+    Table 1, in the table's top-to-bottom order, accepting {S} (first five) or {V}
+    (json). Table 1 is typeset text whose separators are ambiguous; the readings taken:
+
+    - a^n b^n: the second rule is printed "(a, b, epsilon, S)"; epsilon in the pop slot is a
+      slip: Equation 3 gives (a, b, 0, S), used here.
+    - Dyck: "((, ), 0, S)" is suffix "(", lookahead ")", pop 0, push S; likewise for "[" and
+      "{". The table's blank rows only align the columns.
+    - json: "(k : V, O, epsilon, 5, O)" is the five-symbol suffix ``k:V,O`` (the comma is the
+      terminal ",", consistent with pop 5); "(k : V, }, 3, O)" is suffix ``k:V`` with
+      lookahead "}"; "(V, A, epsilon, 3, A)" is the suffix ``V,A``; "(V, ], 1, A)" is suffix
+      ``V`` with lookahead "]". The grammar these rules reduce is
+      V -> {} | [] | {O} | [A] | n | s, O -> k:V | k:V,O, A -> V | V,A.
+    - palindrome: Table 1 lists (aSa), (bSb), ($); Equation 4 lists ($), (aSa), (bSb). No two
+      of these rules can match the same stack (their suffixes end in different symbols), so
+      the order changes no parse; the table's order is used.
+
+``latch``
+    The rules of section 4, (S0, e, 2, S), (S1, e, 2, A), (A0, e, 2, A), (A1, e, 2, S),
+    (0, e, 1, A), accepting {S}, **plus (1, e, 1, S) appended last**. As printed, nothing
+    reduces a 1 at the bottom of the stack, so the rules reject every word that begins with
+    1 ("1" among them, though it has an odd number of ones). With the added rule the
+    automaton accepts exactly the words with an odd number of ones, the language section 4
+    describes. It must come last: placed before (S1, e, 2, A) it would match the 1 of S1.
+
+>>> a = automaton("anbn")
+>>> a.accepts("aabb"), a.accepts("aab")
+(True, False)
+>>> ["".join(step.stack_after) for step in a.parse("aabb").steps]
+['a', 'aa', 'aaSb', 'aSb', 'S#']
+>>> prefix_labels(a, "abab")
+[0, 1, 0, 0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memrnn.errors import UserError
+
+END = "#"
+"""The end symbol Algorithm 1 processes after the word; no automaton may use it."""
+
+EPSILON = "\u03b5"  # how an epsilon lookahead prints
+
+
+class AutomatonError(RuntimeError):
+    """An automaton's rules did something Algorithm 1 cannot do (pop below the stack)."""
+
+
+class RuleLoopError(AutomatonError):
+    """An automaton's rules kept matching at one input symbol without stopping."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule (s, x, j, A) of Definition 2.
+
+    Attributes:
+        suffix: s, the symbols the top of the stack must end with (bottom to top); may be
+            empty, which matches every stack.
+        lookahead: x, the input symbol the rule needs, or None for epsilon (any symbol,
+            the end symbol ``#`` included).
+        pop: j, how many symbols to pop (j >= 0).
+        push: A, the nonterminal to push after popping.
+    """
+
+    suffix: tuple[str, ...]
+    lookahead: str | None
+    pop: int
+    push: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.suffix, tuple):
+            raise ValueError(
+                f"suffix: expected a tuple of symbols, got {self.suffix!r} "
+                "(Rule.of('aSb', ...) splits a string of one-character symbols)"
+            )
+        for i, symbol in enumerate(self.suffix):
+            if not isinstance(symbol, str) or not symbol:
+                raise ValueError(f"suffix[{i}]: expected a non-empty string, got {symbol!r}")
+        if self.lookahead is not None and (
+            not isinstance(self.lookahead, str) or not self.lookahead
+        ):
+            raise ValueError(
+                f"lookahead: expected a non-empty string or None, got {self.lookahead!r}"
+            )
+        if isinstance(self.pop, bool) or not isinstance(self.pop, int) or self.pop < 0:
+            raise ValueError(f"pop: expected an int >= 0, got {self.pop!r}")
+        if not isinstance(self.push, str) or not self.push:
+            raise ValueError(f"push: expected a non-empty string, got {self.push!r}")
+
+    @classmethod
+    def of(cls, suffix: str, lookahead: str | None, pop: int, push: str) -> Rule:
+        """A rule whose suffix is written as a string of one-character symbols.
+
+        >>> Rule.of("aSb", None, 3, "S")
+        Rule(suffix=('a', 'S', 'b'), lookahead=None, pop=3, push='S')
+        """
+        if not isinstance(suffix, str):
+            raise ValueError(f"suffix: expected a string, got {suffix!r}")
+        return cls(tuple(suffix), lookahead, pop, push)
+
+    def matches(self, stack: Sequence[str], y: str) -> bool:
+        """Whether the rule applies to ``stack`` (bottom to top) with input symbol ``y``."""
+        if self.lookahead is not None and self.lookahead != y:
+            return False
+        n = len(self.suffix)
+        return n <= len(stack) and tuple(stack[len(stack) - n :]) == self.suffix
+
+    def __str__(self) -> str:
+        """The paper's notation: ``(aSb, ε, 3, S)``."""
+        suffix = "".join(self.suffix) or EPSILON
+        x = EPSILON if self.lookahead is None else self.lookahead
+        return f"({suffix}, {x}, {self.pop}, {self.push})"
+
+
+@dataclass(frozen=True)
+class ParseStep:
+    """What Algorithm 1 did with one input symbol (one pass of its lines 4-8).
+
+    Attributes:
+        position: the symbol's index in the word, from 0; ``len(word)`` for the end symbol.
+        symbol: the input symbol y (``#`` at the end).
+        stack_before: the stack when y arrived (bottom to top).
+        rules: the rules applied, in order, before y was shifted.
+        stacks: the stack after each rule in ``rules``.
+        stack_after: the stack after shifting y.
+    """
+
+    position: int
+    symbol: str
+    stack_before: tuple[str, ...]
+    rules: tuple[Rule, ...]
+    stacks: tuple[tuple[str, ...], ...]
+    stack_after: tuple[str, ...]
+
+    @property
+    def actions(self) -> tuple[tuple[int, str], ...]:
+        """The (pop count, pushed nonterminal) of each rule applied, in order."""
+        return tuple((rule.pop, rule.push) for rule in self.rules)
+
+    @property
+    def stack_reduced(self) -> tuple[str, ...]:
+        """The stack once no rule matched, just before y was shifted."""
+        return self.stacks[-1] if self.stacks else self.stack_before
+
+
+@dataclass(frozen=True)
+class ParseTrace:
+    """A run of Algorithm 1: one :class:`ParseStep` per input symbol and the end symbol.
+
+    Attributes:
+        word: the word parsed.
+        steps: ``len(word) + 1`` steps; the last processes the end symbol ``#``.
+        accepted: whether the final stack is A# with A accepting.
+    """
+
+    word: str
+    steps: tuple[ParseStep, ...]
+    accepted: bool
+
+    @property
+    def final_stack(self) -> tuple[str, ...]:
+        """The stack after the end symbol was shifted."""
+        return self.steps[-1].stack_after
+
+    @property
+    def actions(self) -> tuple[tuple[tuple[int, str], ...], ...]:
+        """Per step, the (pop, push) actions applied before shifting its symbol."""
+        return tuple(step.actions for step in self.steps)
+
+
+def _symbol_set(value: Iterable[str], name: str) -> frozenset[str]:
+    if isinstance(value, str):
+        raise ValueError(
+            f"{name}: expected a collection of symbols, got the string {value!r} "
+            f"(pass set({value!r}) for its characters)"
+        )
+    try:
+        symbols = frozenset(value)
+    except TypeError as exc:
+        raise ValueError(f"{name}: expected a collection of symbols, got {value!r}") from exc
+    for symbol in sorted(symbols, key=repr):
+        if not isinstance(symbol, str) or not symbol:
+            raise ValueError(f"{name}: symbols must be non-empty strings, got {symbol!r}")
+        if symbol == END:
+            raise ValueError(f"{name}: {END!r} is the end symbol and cannot be a symbol")
+    return symbols
+
+
+class LR1Automaton:
+    """An LR(1)-automaton (Phi, Sigma, R, F) of Definition 2, with Algorithm 1 as its parser.
+
+    Args:
+        nonterminals: Phi, a collection of non-empty strings.
+        terminals: Sigma, a collection of one-character strings (words are strings), disjoint
+            from Phi.
+        rules: R, an ordered sequence of :class:`Rule`; every suffix symbol in Phi or Sigma,
+            every lookahead in Sigma (or None), every pushed symbol in Phi.
+        accepting: F, a subset of Phi.
+        max_reductions: the guard against rules that never stop matching: at one input
+            symbol, at most ``max_reductions + 2 * h`` rules may apply, h the stack height
+            when the symbol arrived (the paper's automata apply at most h + 3).
+
+    Neither Phi nor Sigma may contain the end symbol ``#``. A bad argument raises a
+    ``ValueError`` that names it.
+    """
+
+    def __init__(
+        self,
+        nonterminals: Iterable[str],
+        terminals: Iterable[str],
+        rules: Sequence[Rule],
+        accepting: Iterable[str],
+        *,
+        max_reductions: int = 1000,
+    ) -> None:
+        phi = _symbol_set(nonterminals, "nonterminals")
+        sigma = _symbol_set(terminals, "terminals")
+        for symbol in sorted(sigma):
+            if len(symbol) != 1:
+                raise ValueError(
+                    f"terminals: {symbol!r} is not one character (words are strings of "
+                    "one-character terminals)"
+                )
+        shared = phi & sigma
+        if shared:
+            raise ValueError(
+                f"nonterminals and terminals must be disjoint; both contain {sorted(shared)}"
+            )
+        final = _symbol_set(accepting, "accepting")
+        if not final <= phi:
+            raise ValueError(f"accepting: {sorted(final - phi)} are not nonterminals {sorted(phi)}")
+        if isinstance(rules, str) or not isinstance(rules, Sequence):
+            raise ValueError(f"rules: expected a sequence of Rule, got {rules!r}")
+        symbols = phi | sigma
+        for i, rule in enumerate(rules):
+            if not isinstance(rule, Rule):
+                raise ValueError(f"rules[{i}]: expected a Rule, got {rule!r}")
+            unknown = [s for s in rule.suffix if s not in symbols]
+            if unknown:
+                raise ValueError(
+                    f"rules[{i}] {rule}: suffix symbols {unknown} are neither nonterminals "
+                    "nor terminals"
+                )
+            if rule.lookahead is not None and rule.lookahead not in sigma:
+                raise ValueError(
+                    f"rules[{i}] {rule}: lookahead {rule.lookahead!r} is not a terminal"
+                )
+            if rule.push not in phi:
+                raise ValueError(f"rules[{i}] {rule}: pushes {rule.push!r}, not a nonterminal")
+        if isinstance(max_reductions, bool) or not isinstance(max_reductions, int):
+            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
+        if max_reductions < 1:
+            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
+        self.nonterminals: frozenset[str] = phi
+        self.terminals: frozenset[str] = sigma
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.accepting: frozenset[str] = final
+        self.max_reductions = max_reductions
+
+    def __repr__(self) -> str:
+        rules = ", ".join(str(rule) for rule in self.rules)
+        return (
+            f"LR1Automaton(nonterminals={sorted(self.nonterminals)}, "
+            f"terminals={sorted(self.terminals)}, rules=[{rules}], "
+            f"accepting={sorted(self.accepting)})"
+        )
+
+    def parse(self, word: str) -> ParseTrace:
+        """Run Algorithm 1 on ``word`` and record every step.
+
+        Raises:
+            ValueError: ``word`` is not a string, or holds a symbol that is not a terminal.
+            RuleLoopError: the rules kept matching at one input symbol (see the class).
+            AutomatonError: a rule popped more symbols than the stack held.
+        """
+        self._check_word(word)
+        stack: list[str] = []
+        steps: list[ParseStep] = []
+        for position, y in enumerate([*word, END]):
+            before = tuple(stack)
+            applied: list[Rule] = []
+            stacks: list[tuple[str, ...]] = []
+            self._reduce(stack, y, position, applied, stacks)
+            stack.append(y)
+            steps.append(
+                ParseStep(position, y, before, tuple(applied), tuple(stacks), tuple(stack))
+            )
+        return ParseTrace(word, tuple(steps), self._accepting_stack(stack))
+
+    def accepts(self, word: str) -> bool:
+        """Algorithm 1's output for ``word``, without recording a trace."""
+        self._check_word(word)
+        stack: list[str] = []
+        for position, y in enumerate(word):
+            self._reduce(stack, y, position, None, None)
+            stack.append(y)
+        return self._finish(stack, len(word))
+
+    def _finish(self, stack: list[str], position: int) -> bool:
+        """Process the end symbol on ``stack`` (changed in place) and read off the result."""
+        self._reduce(stack, END, position, None, None)
+        stack.append(END)
+        return self._accepting_stack(stack)
+
+    def _accepting_stack(self, stack: Sequence[str]) -> bool:
+        return len(stack) == 2 and stack[0] in self.accepting and stack[1] == END
+
+    def _check_word(self, word: str) -> None:
+        if not isinstance(word, str):
+            raise ValueError(f"word: expected a string of terminals, got {word!r}")
+        for position, symbol in enumerate(word):
+            if symbol not in self.terminals:
+                raise ValueError(
+                    f"word: symbol {symbol!r} at position {position} (from 0) is not a "
+                    f"terminal; terminals are {sorted(self.terminals)}"
+                )
+
+    def _match(self, stack: Sequence[str], y: str) -> Rule | None:
+        # The paper's exists-quantifier: the first matching rule in list order.
+        for rule in self.rules:
+            if rule.matches(stack, y):
+                return rule
+        return None
+
+    def _reduce(
+        self,
+        stack: list[str],
+        y: str,
+        position: int,
+        applied: list[Rule] | None,
+        stacks: list[tuple[str, ...]] | None,
+    ) -> None:
+        """Lines 4-7 of Algorithm 1 on ``stack`` (in place), recording into the lists given."""
+        limit = self.max_reductions + 2 * len(stack)
+        recent: list[Rule] = []
+        count = 0
+        while (rule := self._match(stack, y)) is not None:
+            count += 1
+            if count > limit:
+                loop = ", ".join(str(r) for r in recent[-6:])
+                raise RuleLoopError(
+                    f"rules kept matching at position {position} (symbol {y!r}): more than "
+                    f"{limit} applied without stopping; the last were {loop}"
+                )
+            if rule.pop > len(stack):
+                raise AutomatonError(
+                    f"rule {rule} at position {position} (symbol {y!r}) pops {rule.pop} "
+                    f"symbols from a stack of {len(stack)}"
+                )
+            del stack[len(stack) - rule.pop :]
+            stack.append(rule.push)
+            recent.append(rule)
+            if len(recent) > 64:
+                del recent[:32]
+            if applied is not None and stacks is not None:
+                applied.append(rule)
+                stacks.append(tuple(stack))
+
+
+def prefix_labels(automaton: LR1Automaton, word: str) -> list[int]:
+    """The desired outputs y_1 ... y_T of section 4: y_t = 1 iff w_1 ... w_t is accepted.
+
+    ``len(word)`` labels, one per prefix of length 1 to T (the empty prefix has none). The
+    stack after shifting w_t depends on w_1 ... w_t alone (the lookaheads it saw were
+    w_2 ... w_t), so each prefix is finished from the running stack with the end symbol
+    instead of being parsed again.
+
+    Note: Algorithm 2 emits T + 1 outputs, y_t read *before* w_t is shifted; its y_{t+1}
+    is about the prefix w_1 ... w_t but is read after reductions with lookahead w_{t+1},
+    not ``#``. These labels are membership of the prefixes, by definition.
+
+    >>> prefix_labels(automaton("dyck1"), "()(())")
+    [0, 1, 0, 0, 0, 1]
+    """
+    automaton._check_word(word)
+    stack: list[str] = []
+    labels: list[int] = []
+    for position, y in enumerate(word):
+        automaton._reduce(stack, y, position, None, None)
+        stack.append(y)
+        labels.append(int(automaton._finish(list(stack), position + 1)))
+    return labels
+
+
+def _rules(*rules: tuple[str, str | None, int, str]) -> tuple[Rule, ...]:
+    return tuple(Rule.of(*rule) for rule in rules)
+
+
+# Table 1, column by column, top to bottom (see the module docstring for the readings).
+_DYCK_REDUCE = {"(": "(S)", "[": "[S]", "{": "{S}"}
+_DYCK_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def _dyck(opening: str) -> tuple[Rule, ...]:
+    return _rules(
+        ("SS", None, 2, "S"),
+        *((_DYCK_REDUCE[o], None, 3, "S") for o in opening),
+        *((o, _DYCK_CLOSE[o], 0, "S") for o in opening),
+    )
+
+
+_AUTOMATA: dict[str, tuple[str, str, tuple[Rule, ...], str]] = {
+    # name: (nonterminals, terminals, rules, accepting)
+    "dyck1": ("S", "()", _dyck("("), "S"),
+    "dyck2": ("S", "()[]", _dyck("(["), "S"),
+    "dyck3": ("S", "()[]{}", _dyck("([{"), "S"),
+    "anbn": ("S", "ab", _rules(("aSb", None, 3, "S"), ("a", "b", 0, "S")), "S"),
+    "palindrome": (
+        "S",
+        "ab$",
+        _rules(("aSa", None, 3, "S"), ("bSb", None, 3, "S"), ("$", None, 1, "S")),
+        "S",
+    ),
+    "json": (
+        "VOA",
+        "{}[],:nsk",
+        _rules(
+            ("{}", None, 2, "V"),
+            ("[]", None, 2, "V"),
+            ("{O}", None, 3, "V"),
+            ("[A]", None, 3, "V"),
+            ("n", None, 1, "V"),
+            ("s", None, 1, "V"),
+            ("k:V,O", None, 5, "O"),
+            ("k:V", "}", 3, "O"),
+            ("V,A", None, 3, "A"),
+            ("V", "]", 1, "A"),
+        ),
+        "V",
+    ),
+    "latch": (
+        "SA",
+        "01",
+        _rules(
+            ("S0", None, 2, "S"),
+            ("S1", None, 2, "A"),
+            ("A0", None, 2, "A"),
+            ("A1", None, 2, "S"),
+            ("0", None, 1, "A"),
+            ("1", None, 1, "S"),  # added: see the module docstring
+        ),
+        "S",
+    ),
+}
+
+LANGUAGES: tuple[str, ...] = tuple(_AUTOMATA)
+"""The names :func:`automaton` knows, in the paper's order."""
+
+
+def automaton(name: str) -> LR1Automaton:
+    """The LR(1)-automaton of the paper's language ``name`` (one of :data:`LANGUAGES`).
+
+    Raises:
+        UserError: (a ValueError) ``name`` is not one of them.
+    """
+    if not isinstance(name, str) or name not in _AUTOMATA:
+        raise UserError(f"unknown language {name!r}; the languages are {', '.join(LANGUAGES)}")
+    nonterminals, terminals, rules, accepting = _AUTOMATA[name]
+    return LR1Automaton(set(nonterminals), set(terminals), rules, set(accepting))
