@@ -24,6 +24,7 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.checks import check_inputs, check_sizes
 from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
 
 MemoryKind = Literal["stack", "queue", "deque"]
@@ -105,16 +106,14 @@ class MemoryRNN(nn.Module):
         pop_bias: float = 0.0,
     ) -> None:
         super().__init__()
-        sizes = {
-            "input_size": input_size,
-            "output_size": output_size,
-            "hidden_size": hidden_size,
-            "memory_width": memory_width,
-            "output_hidden": hidden_size if output_hidden is None else output_hidden,
-        }
-        for name, size in sizes.items():
-            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {size!r}")
+        output_hidden = hidden_size if output_hidden is None else output_hidden
+        check_sizes(
+            input_size=input_size,
+            output_size=output_size,
+            hidden_size=hidden_size,
+            memory_width=memory_width,
+            output_hidden=output_hidden,
+        )
         if memory not in MEMORIES:
             raise ValueError(f"memory: expected one of {sorted(MEMORIES)}, got {memory!r}")
         if cell not in CELLS:
@@ -125,7 +124,7 @@ class MemoryRNN(nn.Module):
         self.memory_width = memory_width
         self.memory_kind = memory
         self.cell_kind = cell
-        self.output_hidden = sizes["output_hidden"]
+        self.output_hidden = output_hidden
         # Gates come out of sigmoids, so the memory's range check would only cost a sync.
         self.memory = MEMORIES[memory](validate=False)
         self.n_reads = 2 if memory == "deque" else 1
@@ -149,15 +148,9 @@ class MemoryRNN(nn.Module):
 
     def forward(self, inputs: Tensor) -> MemoryRNNOutput:
         """Run the controller and its memory over ``inputs`` (B, T, I), one step at a time."""
-        if not isinstance(inputs, Tensor) or inputs.ndim != 3 or inputs.shape[2] != self.input_size:
-            got = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
-            raise ValueError(f"inputs: expected shape (B, T, {self.input_size}), got {got}")
+        check_inputs(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
         dtype, device = self.h0.dtype, self.h0.device
-        if inputs.dtype != dtype or inputs.device != device:
-            raise ValueError(
-                f"inputs: {inputs.dtype} on {inputs.device}, but the model is {dtype} on {device}"
-            )
         h = self.h0.expand(b, -1)
         c = self.c0.expand(b, -1) if self.c0 is not None else None
         read = inputs.new_zeros(b, self.n_reads * self.memory_width)

@@ -20,6 +20,7 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.checks import check_inputs, check_sizes
 from memrnn.structures.superposition import SuperpositionStack
 
 CellKind = Literal["rnn", "gru", "lstm"]
@@ -56,16 +57,13 @@ class SuperpositionStackRNN(nn.Module):
         cell: CellKind = "rnn",
     ) -> None:
         super().__init__()
-        sizes = {
-            "input_size": input_size,
-            "output_size": output_size,
-            "hidden_size": hidden_size,
-            "stack_width": stack_width,
-            "stack_depth": stack_depth,
-        }
-        for name, size in sizes.items():
-            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {size!r}")
+        check_sizes(
+            input_size=input_size,
+            output_size=output_size,
+            hidden_size=hidden_size,
+            stack_width=stack_width,
+            stack_depth=stack_depth,
+        )
         cells = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}
         if cell not in cells:
             raise ValueError(f"cell: expected one of {sorted(cells)}, got {cell!r}")
@@ -82,15 +80,7 @@ class SuperpositionStackRNN(nn.Module):
 
     def forward(self, inputs: Tensor) -> StackRNNOutput:
         """Run over ``inputs`` (B, T, input_size) from a zero state and an empty stack."""
-        if not isinstance(inputs, Tensor) or inputs.ndim != 3 or inputs.shape[2] != self.input_size:
-            got = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
-            raise ValueError(f"inputs: expected shape (B, T, {self.input_size}), got {got}")
-        weight = self.W_y.weight
-        if inputs.dtype != weight.dtype or inputs.device != weight.device:
-            raise ValueError(
-                f"inputs: {inputs.dtype} on {inputs.device}, but the model is "
-                f"{weight.dtype} on {weight.device}"
-            )
+        check_inputs(inputs, self.input_size, self.W_y.weight)
         b, t_len, _ = inputs.shape
         h = inputs.new_zeros(b, self.hidden_size)
         c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None

@@ -9,5 +9,6 @@ from memrnn.structures.deque import NeuralDeque
 from memrnn.structures.queue import NeuralQueue
 from memrnn.structures.stack import NeuralStack
 from memrnn.structures.state import MemoryState
+from memrnn.structures.superposition import SuperpositionStack
 
-__all__ = ["MemoryState", "NeuralDeque", "NeuralQueue", "NeuralStack"]
+__all__ = ["MemoryState", "NeuralDeque", "NeuralQueue", "NeuralStack", "SuperpositionStack"]
