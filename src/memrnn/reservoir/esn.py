@@ -69,7 +69,62 @@ def _as_sequences(
     return out
 
 
-class EchoStateNetwork(BaseEstimator):
+class ReservoirParams:
+    """Builds the reservoir that an estimator's hyperparameters describe.
+
+    Shared by the ESN and the reservoir stack machine, whose ``__init__`` each list the
+    same reservoir hyperparameters (scikit-learn reads them from the signature).
+    """
+
+    reservoir: str
+    n_neurons: int
+    spectral_radius: float
+    sparsity: float
+    input_scaling: float
+    cycle_weight: float
+    jump_weight: float
+    jump_length: int
+    input_weight: float
+    degree: int | None
+    theta: float
+    dt: float
+    random_state: RandomState
+
+    def _build_reservoir(self, n_inputs: int) -> Reservoir:
+        if self.reservoir == "random":
+            return random_reservoir(
+                n_inputs,
+                self.n_neurons,
+                spectral_radius=self.spectral_radius,
+                sparsity=self.sparsity,
+                input_scaling=self.input_scaling,
+                random_state=self.random_state,
+            )
+        if self.reservoir == "crj":
+            return crj_reservoir(
+                n_inputs,
+                self.n_neurons,
+                cycle_weight=self.cycle_weight,
+                jump_weight=self.jump_weight,
+                jump_length=self.jump_length,
+                input_weight=self.input_weight,
+            )
+        if self.reservoir == "ldn":
+            if self.degree is None:
+                m = _check_int("n_neurons", self.n_neurons)
+                if m < n_inputs:
+                    raise ValueError(
+                        f"n_neurons: an LDN needs at least one neuron per input channel, "
+                        f"got {m} neurons for {n_inputs} channels"
+                    )
+                degree = m // n_inputs
+            else:
+                degree = _check_int("degree", self.degree)
+            return ldn_reservoir(n_inputs, degree, self.theta, self.dt)
+        raise ValueError(f"reservoir: expected one of {_KINDS}, got {self.reservoir!r}")
+
+
+class EchoStateNetwork(ReservoirParams, BaseEstimator):
     """An echo state network: states of a fixed reservoir, read out by ridge regression.
 
     Parameters (stored as given; checked by :meth:`fit`):
@@ -136,39 +191,6 @@ class EchoStateNetwork(BaseEstimator):
         self.dt = dt
         self.alpha = alpha
         self.random_state = random_state
-
-    def _build_reservoir(self, n_inputs: int) -> Reservoir:
-        if self.reservoir == "random":
-            return random_reservoir(
-                n_inputs,
-                self.n_neurons,
-                spectral_radius=self.spectral_radius,
-                sparsity=self.sparsity,
-                input_scaling=self.input_scaling,
-                random_state=self.random_state,
-            )
-        if self.reservoir == "crj":
-            return crj_reservoir(
-                n_inputs,
-                self.n_neurons,
-                cycle_weight=self.cycle_weight,
-                jump_weight=self.jump_weight,
-                jump_length=self.jump_length,
-                input_weight=self.input_weight,
-            )
-        if self.reservoir == "ldn":
-            if self.degree is None:
-                m = _check_int("n_neurons", self.n_neurons)
-                if m < n_inputs:
-                    raise ValueError(
-                        f"n_neurons: an LDN needs at least one neuron per input channel, "
-                        f"got {m} neurons for {n_inputs} channels"
-                    )
-                degree = m // n_inputs
-            else:
-                degree = _check_int("degree", self.degree)
-            return ldn_reservoir(n_inputs, degree, self.theta, self.dt)
-        raise ValueError(f"reservoir: expected one of {_KINDS}, got {self.reservoir!r}")
 
     def fit(self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> EchoStateNetwork:
         """Fit the readout on every time step of every sequence; returns self.

@@ -1,0 +1,355 @@
+"""The reservoir stack machine of Paassen, Schulz, Hammer (2021): Algorithms 2 and 4.
+
+An echo state network reads the input (state h_t) and, with the same reservoir, the
+stack (state g_t). Four classifiers on (h_t, g_t) drive the stack like an LR(1) parser:
+c_pop says how many symbols to pop, c_push which nonterminal (if any) to push, both
+repeated until they say nothing; then c_out gives the output and c_shift whether the
+input symbol goes onto the stack.
+
+The stack state is cheap here. Algorithm 2 re-encodes the whole stack after every pop
+(lines 11-14); ``StackEncoder`` keeps the reservoir state of every prefix of the stack,
+so a pop restores the state of the shorter prefix, which is the same number, and a push
+costs one reservoir step. ``ReencodingStack`` is the literal version, kept for the tests
+and the benchmark.
+
+One departure from the printed Algorithm 4: it pairs c_push's target with the stack
+state before the pop of the same iteration, but Algorithm 2 asks c_push after the pop
+(line 16 follows lines 10-14). We train c_push on the state it will see when predicting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.linear_model import Ridge
+from sklearn.svm import SVC
+from sklearn.utils.validation import check_is_fitted
+
+from memrnn.reservoir.esn import ReservoirParams
+from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+
+NO_PUSH = -1  # c_push's answer when nothing is pushed
+
+
+class _Stack(Protocol):
+    def __len__(self) -> int: ...
+
+    @property
+    def state(self) -> np.ndarray: ...
+
+    def push(self, symbol: np.ndarray) -> None: ...
+
+    def pop(self, count: int) -> None: ...
+
+
+class StackEncoder:
+    """A stack of symbol vectors with the reservoir state g of every prefix kept."""
+
+    def __init__(self, reservoir: Reservoir) -> None:
+        self.reservoir = reservoir
+        self._states = [np.zeros(reservoir.n_neurons)]  # _states[i]: g after i symbols
+
+    def __len__(self) -> int:
+        return len(self._states) - 1
+
+    @property
+    def state(self) -> np.ndarray:
+        return self._states[-1]
+
+    def push(self, symbol: np.ndarray) -> None:
+        self._states.append(self.reservoir.step(self._states[-1], symbol))
+
+    def pop(self, count: int) -> None:
+        if count > len(self):
+            raise ValueError(f"pop: {count} symbols asked for, the stack holds {len(self)}")
+        if count > 0:
+            del self._states[-count:]
+
+
+class ReencodingStack:
+    """Algorithm 2 to the letter: after a pop, g is recomputed from the whole stack."""
+
+    def __init__(self, reservoir: Reservoir) -> None:
+        self.reservoir = reservoir
+        self.symbols: list[np.ndarray] = []
+        self._state = np.zeros(reservoir.n_neurons)
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+    @property
+    def state(self) -> np.ndarray:
+        return self._state
+
+    def push(self, symbol: np.ndarray) -> None:
+        self.symbols.append(symbol)
+        self._state = self.reservoir.step(self._state, symbol)
+
+    def pop(self, count: int) -> None:
+        if count > len(self):
+            raise ValueError(f"pop: {count} symbols asked for, the stack holds {len(self)}")
+        if count == 0:
+            return
+        del self.symbols[-count:]
+        self._state = np.zeros(self.reservoir.n_neurons)  # lines 11-14
+        for symbol in self.symbols:
+            self._state = self.reservoir.step(self._state, symbol)
+
+
+@dataclass(frozen=True)
+class StackTeacher:
+    """The desired stack behaviour for one input sequence of T symbols (Algorithm 4).
+
+    Attributes:
+        actions: T + 1 lists, one per step (the last for the end of the input), of the
+            (pop count, pushed nonterminal index or NO_PUSH) pairs applied before the
+            shift; the closing (0, NO_PUSH) is implied and must not be listed.
+        shift: (T + 1,) 1 where the input symbol is pushed after the actions.
+        outputs: (T + 1, L) the desired outputs y_1 .. y_{T+1}.
+    """
+
+    actions: Sequence[Sequence[tuple[int, int]]]
+    shift: np.ndarray
+    outputs: np.ndarray
+
+
+@dataclass
+class TrainingSets:
+    """Algorithm 4's four data sets, rows of (h_t, g_t)."""
+
+    pop_inputs: list[np.ndarray] = field(default_factory=list)
+    pop_targets: list[int] = field(default_factory=list)
+    push_inputs: list[np.ndarray] = field(default_factory=list)
+    push_targets: list[int] = field(default_factory=list)
+    step_inputs: list[np.ndarray] = field(default_factory=list)
+    shift_targets: list[int] = field(default_factory=list)
+    outputs: list[np.ndarray] = field(default_factory=list)
+
+
+def teacher_forcing(
+    reservoir: Reservoir,
+    x: np.ndarray,
+    teacher: StackTeacher,
+    nonterminals: np.ndarray,
+    sets: TrainingSets,
+    stack_type: type[StackEncoder] | type[ReencodingStack] = StackEncoder,
+) -> None:
+    """Algorithm 4 for one sequence: run the teacher's stack and append to ``sets``."""
+    steps = x.shape[0] + 1
+    h = np.zeros(reservoir.n_neurons)
+    stack: _Stack = stack_type(reservoir)
+    end = np.zeros(x.shape[1])
+    for t in range(steps):
+        symbol = x[t] if t < x.shape[0] else end
+        h = reservoir.step(h, symbol)
+        for j, a in [*teacher.actions[t], (0, NO_PUSH)]:
+            sets.pop_inputs.append(np.concatenate([h, stack.state]))
+            sets.pop_targets.append(j)
+            stack.pop(j)
+            sets.push_inputs.append(np.concatenate([h, stack.state]))
+            sets.push_targets.append(a)
+            if a != NO_PUSH:
+                stack.push(nonterminals[a])
+        sets.step_inputs.append(np.concatenate([h, stack.state]))
+        sets.shift_targets.append(int(teacher.shift[t]))
+        sets.outputs.append(np.asarray(teacher.outputs[t], dtype=np.float64))
+        if teacher.shift[t] > 0:
+            stack.push(symbol)
+
+
+class _Constant:
+    """Stands in for a classifier whose training targets never vary."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        return np.full(len(rows), self.value)
+
+
+def _classifier(inputs: list[np.ndarray], targets: list[int], C: float) -> Any:
+    classes = np.unique(targets)
+    if len(classes) == 1:
+        return _Constant(classes[0])
+    # RBF kernel, width chosen by scikit-learn's "scale" heuristic (the paper's choice)
+    return SVC(C=C, kernel="rbf", gamma="scale").fit(np.asarray(inputs), np.asarray(targets))
+
+
+class ReservoirStackMachine(ReservoirParams, BaseEstimator):
+    """Reservoir stack machine: an ESN that drives a stack like an LR(1) parser.
+
+    Inputs are sequences of symbol vectors x_t in R^n; nonterminals are further vectors
+    in the same space (one-hot codes over terminals and nonterminals in the paper), given
+    to ``fit``. The reservoir hyperparameters are those of ``EchoStateNetwork``.
+
+    Args:
+        C: the SVMs' regularisation.
+        output: "svm" (c_out an RBF-SVM classifier per output, the paper's choice for the
+            languages) or "ridge" (linear regression, its choice for the copy tasks).
+        alpha: ridge regularisation when ``output="ridge"``.
+        max_actions: the most pop/push iterations per step before prediction stops
+            trusting the classifiers (they could otherwise loop).
+    """
+
+    def __init__(
+        self,
+        reservoir: str = "ldn",
+        n_neurons: int = 256,
+        *,
+        spectral_radius: float = 0.9,
+        sparsity: float = 0.1,
+        input_scaling: float = 1.0,
+        cycle_weight: float = 0.5,
+        jump_weight: float = 0.25,
+        jump_length: int = 2,
+        input_weight: float = 1.0,
+        degree: int | None = None,
+        theta: float = 20.0,
+        dt: float = 1.0,
+        C: float = 100.0,
+        output: str = "svm",
+        alpha: float = 1e-3,
+        max_actions: int = 100,
+        random_state: RandomState = None,
+    ) -> None:
+        self.reservoir = reservoir
+        self.n_neurons = n_neurons
+        self.spectral_radius = spectral_radius
+        self.sparsity = sparsity
+        self.input_scaling = input_scaling
+        self.cycle_weight = cycle_weight
+        self.jump_weight = jump_weight
+        self.jump_length = jump_length
+        self.input_weight = input_weight
+        self.degree = degree
+        self.theta = theta
+        self.dt = dt
+        self.C = C
+        self.output = output
+        self.alpha = alpha
+        self.max_actions = max_actions
+        self.random_state = random_state
+
+    def fit(
+        self,
+        X: Sequence[np.ndarray],
+        y: Sequence[StackTeacher],
+        *,
+        nonterminals: np.ndarray,
+    ) -> ReservoirStackMachine:
+        """Train the four classifiers by teacher forcing (Algorithm 4); returns self.
+
+        Args:
+            X: input sequences, each (T_i, n).
+            y: the desired stack behaviour and outputs for each sequence.
+            nonterminals: (K, n) the vectors pushed for nonterminal indices 0 .. K-1.
+        """
+        xs = _check_sequences(X)
+        n = xs[0].shape[1]
+        codes = np.asarray(nonterminals, dtype=np.float64)
+        if codes.ndim != 2 or codes.shape[1] != n:
+            raise ValueError(f"nonterminals: expected shape (K, {n}), got {codes.shape}")
+        if len(y) != len(xs):
+            raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
+        for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
+            _check_teacher(i, x, teacher, len(codes))
+        if self.output not in ("svm", "ridge"):
+            raise ValueError(f"output: expected svm or ridge, got {self.output!r}")
+        C = _check_float("C", self.C, positive=True)
+        _check_int("max_actions", self.max_actions)
+        reservoir = self._build_reservoir(n)
+        sets = TrainingSets()
+        for x, teacher in zip(xs, y, strict=True):
+            teacher_forcing(reservoir, x, teacher, codes, sets)
+
+        self.reservoir_ = reservoir
+        self.nonterminals_ = codes
+        self.n_features_in_ = n
+        self.c_pop_ = _classifier(sets.pop_inputs, sets.pop_targets, C)
+        self.c_push_ = _classifier(sets.push_inputs, sets.push_targets, C)
+        self.c_shift_ = _classifier(sets.step_inputs, sets.shift_targets, C)
+        outputs = np.asarray(sets.outputs)
+        self.n_outputs_ = outputs.shape[1]
+        if self.output == "ridge":
+            alpha = _check_float("alpha", self.alpha, nonnegative=True)
+            self.c_out_ = [Ridge(alpha=alpha).fit(np.asarray(sets.step_inputs), outputs)]
+        else:
+            self.c_out_ = [
+                _classifier(sets.step_inputs, list(outputs[:, k]), C)
+                for k in range(self.n_outputs_)
+            ]
+        return self
+
+    def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:
+        """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2).
+
+        ``reencode=True`` runs the literal Algorithm 2, re-encoding the stack after each
+        pop; the outputs are the same, only slower.
+        """
+        check_is_fitted(self)
+        xs = _check_sequences(X, self.n_features_in_)
+        stack_type = ReencodingStack if reencode else StackEncoder
+        return [self._run(x, stack_type) for x in xs]
+
+    def _run(self, x: np.ndarray, stack_type: type[StackEncoder] | type[ReencodingStack]
+             ) -> np.ndarray:  # fmt: skip
+        reservoir = self.reservoir_
+        h = np.zeros(reservoir.n_neurons)
+        stack: _Stack = stack_type(reservoir)
+        end = np.zeros(x.shape[1])
+        outputs = np.zeros((x.shape[0] + 1, self.n_outputs_))
+        for t in range(x.shape[0] + 1):
+            symbol = x[t] if t < x.shape[0] else end
+            h = reservoir.step(h, symbol)
+            for _ in range(self.max_actions):
+                row = np.concatenate([h, stack.state])[None]
+                j = min(int(self.c_pop_.predict(row)[0]), len(stack))
+                stack.pop(j)
+                a = int(self.c_push_.predict(np.concatenate([h, stack.state])[None])[0])
+                if a != NO_PUSH:
+                    stack.push(self.nonterminals_[a])
+                if j == 0 and a == NO_PUSH:
+                    break
+            row = np.concatenate([h, stack.state])[None]
+            outputs[t] = np.concatenate([np.ravel(c.predict(row)) for c in self.c_out_])
+            if int(self.c_shift_.predict(row)[0]) > 0:
+                stack.push(symbol)
+        return outputs
+
+
+def _check_sequences(X: object, n: int | None = None) -> list[np.ndarray]:
+    if not isinstance(X, Sequence) or isinstance(X, str | bytes) or len(X) == 0:
+        raise ValueError("X: expected a non-empty list of (T, n) arrays")
+    xs: list[np.ndarray] = []
+    for i, x in enumerate(X):
+        a = np.asarray(x, dtype=np.float64)
+        if a.ndim != 2:
+            raise ValueError(f"X[{i}]: expected a 2-D (T, n) array, got shape {a.shape}")
+        width = n if n is not None else (xs[0].shape[1] if xs else a.shape[1])
+        if a.shape[1] != width:
+            raise ValueError(f"X[{i}]: has {a.shape[1]} features, expected {width}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"X[{i}]: contains NaN or inf")
+        xs.append(a)
+    return xs
+
+
+def _check_teacher(i: int, x: np.ndarray, teacher: object, n_nonterminals: int) -> None:
+    if not isinstance(teacher, StackTeacher):
+        raise ValueError(f"y[{i}]: expected a StackTeacher, got {type(teacher).__name__}")
+    steps = x.shape[0] + 1
+    if len(teacher.actions) != steps or len(teacher.shift) != steps:
+        raise ValueError(
+            f"y[{i}]: needs T + 1 = {steps} steps of actions and shifts, got "
+            f"{len(teacher.actions)} and {len(teacher.shift)}"
+        )
+    if np.asarray(teacher.outputs).ndim != 2 or len(teacher.outputs) != steps:
+        raise ValueError(f"y[{i}]: outputs must be ({steps}, L), got {np.shape(teacher.outputs)}")
+    for t, actions in enumerate(teacher.actions):
+        for j, a in actions:
+            if j < 0 or not NO_PUSH <= a < n_nonterminals or (j == 0 and a == NO_PUSH):
+                raise ValueError(f"y[{i}]: action {(j, a)} at step {t} is not allowed")

@@ -1,0 +1,132 @@
+"""The reservoir stack machine: stack encoding, teacher forcing, and learning Dyck1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from memrnn.languages.lr1 import LR1Automaton, automaton
+from memrnn.languages.sampling import sample_words
+from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
+from memrnn.reservoir.rsm import (
+    NO_PUSH,
+    ReencodingStack,
+    ReservoirStackMachine,
+    StackEncoder,
+    StackTeacher,
+    TrainingSets,
+    teacher_forcing,
+)
+
+
+def lr1_data(lr1: LR1Automaton, word: str) -> tuple[np.ndarray, StackTeacher, np.ndarray]:
+    """One-hot inputs over terminals + nonterminals, and the teacher from Algorithm 1."""
+    symbols = sorted(lr1.terminals) + sorted(lr1.nonterminals)
+    code = {s: i for i, s in enumerate(symbols)}
+    nonterminals = sorted(lr1.nonterminals)
+    eye = np.eye(len(symbols))
+    trace = lr1.parse(word)
+    actions = [[(j, nonterminals.index(a)) for j, a in step.actions] for step in trace.steps]
+    outputs = [
+        [float(len(s.stack_reduced) == 1 and s.stack_reduced[0] in lr1.accepting)]
+        for s in trace.steps
+    ]
+    teacher = StackTeacher(actions, np.ones(len(word) + 1), np.array(outputs))
+    x = np.array([eye[code[c]] for c in word]).reshape(len(word), len(symbols))
+    return x, teacher, np.array([eye[code[a]] for a in nonterminals])
+
+
+def test_prefix_states_equal_reencoding() -> None:
+    reservoir = random_reservoir(3, 12, random_state=0)
+    rng = np.random.default_rng(1)
+    fast, literal = StackEncoder(reservoir), ReencodingStack(reservoir)
+    for _ in range(300):
+        if len(fast) and rng.random() < 0.4:
+            count = int(rng.integers(1, len(fast) + 1))
+            fast.pop(count)
+            literal.pop(count)
+        else:
+            symbol = np.eye(3)[rng.integers(3)]
+            fast.push(symbol)
+            literal.push(symbol)
+        assert len(fast) == len(literal)
+        np.testing.assert_allclose(fast.state, literal.state, atol=1e-12)
+    with pytest.raises(ValueError, match="pop: 99 symbols asked for"):
+        fast.pop(99)
+
+
+def test_teacher_forcing_on_ab_by_hand() -> None:
+    """Algorithm 1 on "ab": shift a; with lookahead b push S (rule (a, b, 0, S)); shift b;
+    at the end reduce aSb to S (rule (aSb, e, 3, S)). Every step closes with (0, none)."""
+    lr1 = automaton("anbn")
+    x, teacher, codes = lr1_data(lr1, "ab")
+    assert [list(a) for a in teacher.actions] == [[], [(0, 0)], [(3, 0)]]
+    assert teacher.outputs[:, 0].tolist() == [0.0, 0.0, 1.0]
+    sets = TrainingSets()
+    teacher_forcing(
+        crj_reservoir(3, 8, cycle_weight=0.5, jump_weight=0.3, jump_length=2, input_weight=1.0),
+        x,
+        teacher,
+        codes,
+        sets,
+    )
+    assert sets.pop_targets == [0, 0, 0, 3, 0]
+    assert sets.push_targets == [NO_PUSH, 0, NO_PUSH, 0, NO_PUSH]
+    assert sets.shift_targets == [1, 1, 1] and len(sets.step_inputs) == 3
+    # c_push is asked after the pop: its row for the push of S at the end has g = 0
+    m = 8
+    np.testing.assert_allclose(sets.push_inputs[3][m:], np.zeros(m))
+    assert np.abs(sets.pop_inputs[3][m:]).sum() > 0
+
+
+def _dyck1_sets(
+    rng: np.random.Generator, n: int, lo: int, hi: int
+) -> tuple[list, list, np.ndarray]:
+    lr1 = automaton("dyck1")
+    xs, teachers = [], []
+    for word in sample_words("dyck1", rng, n, lo, hi):
+        x, teacher, codes = lr1_data(lr1, word)
+        xs.append(x)
+        teachers.append(teacher)
+    return xs, teachers, codes
+
+
+def test_learns_dyck1_with_zero_error_on_longer_words() -> None:
+    rng = np.random.default_rng(0)
+    train_x, train_y, codes = _dyck1_sets(rng, 40, 2, 16)
+    test_x, test_y, _ = _dyck1_sets(rng, 15, 20, 40)
+    rsm = ReservoirStackMachine("crj", 32, cycle_weight=0.5, jump_weight=0.3, jump_length=3)
+    assert rsm.fit(train_x, train_y, nonterminals=codes) is rsm
+    predictions = rsm.predict(test_x)
+    errors = [np.abs(p - t.outputs).mean() for p, t in zip(predictions, test_y, strict=True)]
+    assert max(errors) == 0.0
+    literal = rsm.predict(test_x[:3], reencode=True)
+    for a, b in zip(literal, predictions[:3], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_estimator_contract_and_errors() -> None:
+    rsm = ReservoirStackMachine("random", 16, C=10.0, random_state=3)
+    assert clone(rsm).get_params() == rsm.get_params()
+    assert rsm.set_params(C=5.0).C == 5.0
+    x, teacher, codes = lr1_data(automaton("anbn"), "aabb")
+    with pytest.raises(NotFittedError):
+        rsm.predict([x])
+    with pytest.raises(ValueError, match=r"y\[0\]: needs T \+ 1 = 5 steps"):
+        rsm.fit(
+            [x],
+            [StackTeacher(teacher.actions[:-1], teacher.shift, teacher.outputs)],
+            nonterminals=codes,
+        )
+    with pytest.raises(ValueError, match=r"nonterminals: expected shape \(K, 3\)"):
+        rsm.fit([x], [teacher], nonterminals=np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"X\[0\]: expected a 2-D"):
+        rsm.fit([np.ones(3)], [teacher], nonterminals=codes)
+    bad = StackTeacher([[(0, NO_PUSH)], [], [], [], []], teacher.shift, teacher.outputs)
+    with pytest.raises(ValueError, match=r"action \(0, -1\) at step 0 is not allowed"):
+        rsm.fit([x], [bad], nonterminals=codes)
+    rsm.fit([x], [teacher], nonterminals=codes)
+    with pytest.raises(ValueError, match=r"X\[0\]: has 2 features, expected 3"):
+        rsm.predict([np.ones((3, 2))])
