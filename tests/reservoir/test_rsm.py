@@ -19,23 +19,15 @@ from memrnn.reservoir.rsm import (
     TrainingSets,
     teacher_forcing,
 )
+from memrnn.tasks.lr1_data import LR1Coding
 
 
 def lr1_data(lr1: LR1Automaton, word: str) -> tuple[np.ndarray, StackTeacher, np.ndarray]:
-    """One-hot inputs over terminals + nonterminals, and the teacher from Algorithm 1."""
-    symbols = sorted(lr1.terminals) + sorted(lr1.nonterminals)
-    code = {s: i for i, s in enumerate(symbols)}
-    nonterminals = sorted(lr1.nonterminals)
-    eye = np.eye(len(symbols))
-    trace = lr1.parse(word)
-    actions = [[(j, nonterminals.index(a)) for j, a in step.actions] for step in trace.steps]
-    outputs = [
-        [float(len(s.stack_reduced) == 1 and s.stack_reduced[0] in lr1.accepting)]
-        for s in trace.steps
-    ]
-    teacher = StackTeacher(actions, np.ones(len(word) + 1), np.array(outputs))
-    x = np.array([eye[code[c]] for c in word]).reshape(len(word), len(symbols))
-    return x, teacher, np.array([eye[code[a]] for a in nonterminals])
+    """Inputs, the teacher from Algorithm 1, and the nonterminal codes for ``word``."""
+    coding = LR1Coding(lr1)
+    example = coding.example(word)
+    teacher = StackTeacher(example.actions, example.shift, example.outputs)
+    return example.inputs, teacher, coding.nonterminal_codes()
 
 
 def test_prefix_states_equal_reencoding() -> None:
@@ -75,28 +67,33 @@ def test_teacher_forcing_on_ab_by_hand() -> None:
     assert sets.pop_targets == [0, 0, 0, 3, 0]
     assert sets.push_targets == [NO_PUSH, 0, NO_PUSH, 0, NO_PUSH]
     assert sets.shift_targets == [1, 1, 1] and len(sets.step_inputs) == 3
-    # c_push is asked after the pop: its row for the push of S at the end has g = 0
+    # c_pop and c_push share the row before the pop: the empty stack when a arrives, the
+    # stack aSb when the reduction to S is decided
     m = 8
-    np.testing.assert_allclose(sets.push_inputs[3][m:], np.zeros(m))
-    assert np.abs(sets.pop_inputs[3][m:]).sum() > 0
+    assert len(sets.action_inputs) == 5
+    np.testing.assert_allclose(sets.action_inputs[0][m:], np.zeros(m))
+    assert np.abs(sets.action_inputs[3][m:]).sum() > 0
 
 
-def _dyck1_sets(
-    rng: np.random.Generator, n: int, lo: int, hi: int
+def _lr1_sets(
+    name: str, rng: np.random.Generator, n: int, lo: int, hi: int
 ) -> tuple[list, list, np.ndarray]:
-    lr1 = automaton("dyck1")
+    lr1 = automaton(name)
     xs, teachers = [], []
-    for word in sample_words("dyck1", rng, n, lo, hi):
+    for word in sample_words(name, rng, n, lo, hi):
         x, teacher, codes = lr1_data(lr1, word)
         xs.append(x)
         teachers.append(teacher)
     return xs, teachers, codes
 
 
-def test_learns_dyck1_with_zero_error_on_longer_words() -> None:
+@pytest.mark.parametrize("name", ["dyck1", "latch", "json"])
+def test_learns_with_zero_error_on_longer_words(name: str) -> None:
+    """Latch pops its whole stack before each push: it fails unless c_push is asked on
+    the state before the pop (the order of Algorithm 4, not of Algorithm 2 as printed)."""
     rng = np.random.default_rng(0)
-    train_x, train_y, codes = _dyck1_sets(rng, 40, 2, 16)
-    test_x, test_y, _ = _dyck1_sets(rng, 15, 20, 40)
+    train_x, train_y, codes = _lr1_sets(name, rng, 40, 1, 16)
+    test_x, test_y, _ = _lr1_sets(name, rng, 15, 20, 40)
     rsm = ReservoirStackMachine("crj", 32, cycle_weight=0.5, jump_weight=0.3, jump_length=3)
     assert rsm.fit(train_x, train_y, nonterminals=codes) is rsm
     predictions = rsm.predict(test_x)

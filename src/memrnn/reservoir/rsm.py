@@ -12,9 +12,12 @@ so a pop restores the state of the shorter prefix, which is the same number, and
 costs one reservoir step. ``ReencodingStack`` is the literal version, kept for the tests
 and the benchmark.
 
-One departure from the printed Algorithm 4: it pairs c_push's target with the stack
-state before the pop of the same iteration, but Algorithm 2 asks c_push after the pop
-(line 16 follows lines 10-14). We train c_push on the state it will see when predicting.
+c_pop and c_push are both asked on the stack state before the iteration's pop, as
+Algorithm 4 trains them and as the proof of Theorem 2 needs (a rule's pushed nonterminal
+depends on the suffix it pops). Algorithm 2 as printed asks c_push after re-encoding the
+popped stack (line 16 follows lines 10-14); that order cannot simulate the latch
+automaton, whose rules pop the whole stack ("S1" -> A, "A1" -> S) so that nothing is
+left to tell which nonterminal to push (measured: training accuracy of c_push 79%).
 """
 
 from __future__ import annotations
@@ -121,9 +124,8 @@ class StackTeacher:
 class TrainingSets:
     """Algorithm 4's four data sets, rows of (h_t, g_t)."""
 
-    pop_inputs: list[np.ndarray] = field(default_factory=list)
+    action_inputs: list[np.ndarray] = field(default_factory=list)
     pop_targets: list[int] = field(default_factory=list)
-    push_inputs: list[np.ndarray] = field(default_factory=list)
     push_targets: list[int] = field(default_factory=list)
     step_inputs: list[np.ndarray] = field(default_factory=list)
     shift_targets: list[int] = field(default_factory=list)
@@ -147,11 +149,10 @@ def teacher_forcing(
         symbol = x[t] if t < x.shape[0] else end
         h = reservoir.step(h, symbol)
         for j, a in [*teacher.actions[t], (0, NO_PUSH)]:
-            sets.pop_inputs.append(np.concatenate([h, stack.state]))
+            sets.action_inputs.append(np.concatenate([h, stack.state]))
             sets.pop_targets.append(j)
-            stack.pop(j)
-            sets.push_inputs.append(np.concatenate([h, stack.state]))
             sets.push_targets.append(a)
+            stack.pop(j)
             if a != NO_PUSH:
                 stack.push(nonterminals[a])
         sets.step_inputs.append(np.concatenate([h, stack.state]))
@@ -240,6 +241,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         y: Sequence[StackTeacher],
         *,
         nonterminals: np.ndarray,
+        reencode: bool = False,
     ) -> ReservoirStackMachine:
         """Train the four classifiers by teacher forcing (Algorithm 4); returns self.
 
@@ -247,6 +249,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             X: input sequences, each (T_i, n).
             y: the desired stack behaviour and outputs for each sequence.
             nonterminals: (K, n) the vectors pushed for nonterminal indices 0 .. K-1.
+            reencode: re-encode the stack after each pop, as the printed algorithms do;
+                the result is the same, only slower (kept for the benchmark).
         """
         xs = _check_sequences(X)
         n = xs[0].shape[1]
@@ -263,14 +267,15 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         _check_int("max_actions", self.max_actions)
         reservoir = self._build_reservoir(n)
         sets = TrainingSets()
+        stack_type = ReencodingStack if reencode else StackEncoder
         for x, teacher in zip(xs, y, strict=True):
-            teacher_forcing(reservoir, x, teacher, codes, sets)
+            teacher_forcing(reservoir, x, teacher, codes, sets, stack_type)
 
         self.reservoir_ = reservoir
         self.nonterminals_ = codes
         self.n_features_in_ = n
-        self.c_pop_ = _classifier(sets.pop_inputs, sets.pop_targets, C)
-        self.c_push_ = _classifier(sets.push_inputs, sets.push_targets, C)
+        self.c_pop_ = _classifier(sets.action_inputs, sets.pop_targets, C)
+        self.c_push_ = _classifier(sets.action_inputs, sets.push_targets, C)
         self.c_shift_ = _classifier(sets.step_inputs, sets.shift_targets, C)
         outputs = np.asarray(sets.outputs)
         self.n_outputs_ = outputs.shape[1]
@@ -308,8 +313,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             for _ in range(self.max_actions):
                 row = np.concatenate([h, stack.state])[None]
                 j = min(int(self.c_pop_.predict(row)[0]), len(stack))
+                a = int(self.c_push_.predict(row)[0])
                 stack.pop(j)
-                a = int(self.c_push_.predict(np.concatenate([h, stack.state])[None])[0])
                 if a != NO_PUSH:
                     stack.push(self.nonterminals_[a])
                 if j == 0 and a == NO_PUSH:
