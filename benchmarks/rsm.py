@@ -35,7 +35,8 @@ def timed(rsm: ReservoirStackMachine, train: tuple, test: tuple, reencode: bool)
     fitted = time.perf_counter()
     outputs = rsm.predict(test[0], reencode=reencode)
     done = time.perf_counter()
-    error = float(np.mean([np.abs(o - t.outputs).mean() for o, t in zip(outputs, test[1])]))
+    pairs = zip(outputs, test[1], strict=True)
+    error = float(np.mean([np.abs(o - t.outputs).mean() for o, t in pairs]))
     return fitted - start, done - fitted, error, outputs
 
 
@@ -62,10 +63,11 @@ def main() -> None:
         )
         fit_c, pred_c, err, out_c = timed(rsm, train, test, reencode=False)
         fit_r, pred_r, _, out_r = timed(rsm, train, test, reencode=True)
-        same = all(np.array_equal(a, b) for a, b in zip(out_c, out_r))
+        same = all(np.array_equal(a, b) for a, b in zip(out_c, out_r, strict=True))
+        note = "" if same else " (outputs differ!)"
         print(
             f"| {name} | {fit_c:.2f} | {pred_c:.2f} | {fit_r:.2f} | {pred_r:.2f} "
-            f"| {(fit_r + pred_r) / (fit_c + pred_c):.1f}x | {err:.4f}{'' if same else ' (outputs differ!)'} |",
+            f"| {(fit_r + pred_r) / (fit_c + pred_c):.1f}x | {err:.4f}{note} |",
             flush=True,
         )
 

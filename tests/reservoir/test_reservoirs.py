@@ -394,3 +394,14 @@ def test_states_reject_bad_input() -> None:
         r.states(np.zeros((4, 2)), h0=np.zeros(5))
     with pytest.raises(ValueError, match=re.escape("x: expected shape (n,) = (2,)")):
         r.step(np.zeros(6), np.zeros(3))
+
+
+def test_step_batch_equals_step_row_by_row() -> None:
+    from memrnn.reservoir.reservoirs import random_reservoir
+
+    reservoir = random_reservoir(3, 10, random_state=5)
+    rng = np.random.default_rng(0)
+    H, X = rng.normal(size=(4, 10)), rng.normal(size=(4, 3))
+    batch = reservoir.step_batch(H, X)
+    for i in range(4):
+        np.testing.assert_allclose(batch[i], reservoir.step(H[i], X[i]), atol=1e-14)

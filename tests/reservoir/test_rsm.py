@@ -102,6 +102,8 @@ def test_learns_with_zero_error_on_longer_words(name: str) -> None:
     literal = rsm.predict(test_x[:3], reencode=True)
     for a, b in zip(literal, predictions[:3], strict=True):
         np.testing.assert_array_equal(a, b)
+    for i in (0, 7):  # lockstep over a batch == each sequence alone
+        np.testing.assert_array_equal(rsm.predict([test_x[i]])[0], predictions[i])
 
 
 def test_estimator_contract_and_errors() -> None:

@@ -170,6 +170,13 @@ class Reservoir:
             raise ValueError("x: contains NaN or inf")
         return self._sigma(self.U @ xa + self.W @ h)
 
+    def step_batch(self, H: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """One step for many states at once: rows ``sigma(U x_i + W h_i)``, (N, m).
+
+        Unchecked, for inner loops whose inputs the caller has already validated.
+        """
+        return self._sigma(X @ self.U.T + H @ self.W.T)
+
     def states(self, X: np.ndarray, h0: np.ndarray | None = None) -> np.ndarray:
         """The states h_1 .. h_T (T, m) for inputs X (T, n), starting from h0 (default 0).
 

@@ -292,37 +292,45 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
     def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:
         """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2).
 
-        ``reencode=True`` runs the literal Algorithm 2, re-encoding the stack after each
-        pop; the outputs are the same, only slower.
+        The sequences run in lockstep so that each classifier is asked once per step for
+        all of them; each sequence still follows Algorithm 2 on its own.
+        ``reencode=True`` re-encodes the stack after each pop, as Algorithm 2 is printed;
+        the outputs are the same, only slower.
         """
         check_is_fitted(self)
         xs = _check_sequences(X, self.n_features_in_)
         stack_type = ReencodingStack if reencode else StackEncoder
-        return [self._run(x, stack_type) for x in xs]
-
-    def _run(self, x: np.ndarray, stack_type: type[StackEncoder] | type[ReencodingStack]
-             ) -> np.ndarray:  # fmt: skip
         reservoir = self.reservoir_
-        h = np.zeros(reservoir.n_neurons)
-        stack: _Stack = stack_type(reservoir)
-        end = np.zeros(x.shape[1])
-        outputs = np.zeros((x.shape[0] + 1, self.n_outputs_))
-        for t in range(x.shape[0] + 1):
-            symbol = x[t] if t < x.shape[0] else end
-            h = reservoir.step(h, symbol)
+        stacks: list[_Stack] = [stack_type(reservoir) for _ in xs]
+        h = np.zeros((len(xs), reservoir.n_neurons))
+        outputs = [np.zeros((x.shape[0] + 1, self.n_outputs_)) for x in xs]
+        end = np.zeros(self.n_features_in_)
+        for t in range(max(x.shape[0] for x in xs) + 1):
+            active = [i for i, x in enumerate(xs) if t <= x.shape[0]]
+            symbols = np.array([xs[i][t] if t < xs[i].shape[0] else end for i in active])
+            h[active] = reservoir.step_batch(h[active], symbols)
+            pending = active
             for _ in range(self.max_actions):
-                row = np.concatenate([h, stack.state])[None]
-                j = min(int(self.c_pop_.predict(row)[0]), len(stack))
-                a = int(self.c_push_.predict(row)[0])
-                stack.pop(j)
-                if a != NO_PUSH:
-                    stack.push(self.nonterminals_[a])
-                if j == 0 and a == NO_PUSH:
+                rows = np.array([np.concatenate([h[i], stacks[i].state]) for i in pending])
+                pops, pushes = self.c_pop_.predict(rows), self.c_push_.predict(rows)
+                still = []
+                for i, j, a in zip(pending, pops, pushes, strict=True):
+                    j = min(int(j), len(stacks[i]))
+                    stacks[i].pop(j)
+                    if a != NO_PUSH:
+                        stacks[i].push(self.nonterminals_[int(a)])
+                    if j > 0 or a != NO_PUSH:
+                        still.append(i)
+                pending = still
+                if not pending:
                     break
-            row = np.concatenate([h, stack.state])[None]
-            outputs[t] = np.concatenate([np.ravel(c.predict(row)) for c in self.c_out_])
-            if int(self.c_shift_.predict(row)[0]) > 0:
-                stack.push(symbol)
+            rows = np.array([np.concatenate([h[i], stacks[i].state]) for i in active])
+            y = np.column_stack([np.ravel(c.predict(rows)) for c in self.c_out_])
+            shifts = self.c_shift_.predict(rows)
+            for k, i in enumerate(active):
+                outputs[i][t] = y[k]
+                if int(shifts[k]) > 0:
+                    stacks[i].push(symbols[k])
         return outputs
 
 
