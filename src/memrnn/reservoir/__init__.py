@@ -19,10 +19,13 @@ from memrnn.reservoir.reservoirs import (
     pi_digits,
     random_reservoir,
 )
+from memrnn.reservoir.rsm import ReservoirStackMachine, StackTeacher
 
 __all__ = [
     "EchoStateNetwork",
     "Reservoir",
+    "ReservoirStackMachine",
+    "StackTeacher",
     "crj_input_signs",
     "crj_jumps",
     "crj_reservoir",
