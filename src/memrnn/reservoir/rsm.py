@@ -29,11 +29,11 @@ from typing import Any, Protocol
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
-from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from memrnn.reservoir.esn import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+from memrnn.reservoir.svm import RBFClassifier
 
 NO_PUSH = -1  # c_push's answer when nothing is pushed
 
@@ -177,7 +177,7 @@ def _classifier(inputs: list[np.ndarray], targets: list[int], C: float) -> Any:
     if len(classes) == 1:
         return _Constant(classes[0])
     # RBF kernel, width chosen by scikit-learn's "scale" heuristic (the paper's choice)
-    return SVC(C=C, kernel="rbf", gamma="scale").fit(np.asarray(inputs), np.asarray(targets))
+    return RBFClassifier(C=C).fit(np.asarray(inputs), np.asarray(targets))
 
 
 class ReservoirStackMachine(ReservoirParams, BaseEstimator):
