@@ -19,11 +19,13 @@ from memrnn.reservoir.reservoirs import (
     pi_digits,
     random_reservoir,
 )
+from memrnn.reservoir.rmm import ReservoirMemoryMachine
 from memrnn.reservoir.rsm import ReservoirStackMachine, StackTeacher
 
 __all__ = [
     "EchoStateNetwork",
     "Reservoir",
+    "ReservoirMemoryMachine",
     "ReservoirStackMachine",
     "StackTeacher",
     "crj_input_signs",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.reservoir.esn import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
-from memrnn.reservoir.svm import RBFClassifier
+from memrnn.reservoir.svm import fit_classifier
 
 NO_PUSH = -1  # c_push's answer when nothing is pushed
 
@@ -162,24 +162,6 @@ def teacher_forcing(
             stack.push(symbol)
 
 
-class _Constant:
-    """Stands in for a classifier whose training targets never vary."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def predict(self, rows: np.ndarray) -> np.ndarray:
-        return np.full(len(rows), self.value)
-
-
-def _classifier(inputs: list[np.ndarray], targets: list[int], C: float) -> Any:
-    classes = np.unique(targets)
-    if len(classes) == 1:
-        return _Constant(classes[0])
-    # RBF kernel, width chosen by scikit-learn's "scale" heuristic (the paper's choice)
-    return RBFClassifier(C=C).fit(np.asarray(inputs), np.asarray(targets))
-
-
 class ReservoirStackMachine(ReservoirParams, BaseEstimator):
     """Reservoir stack machine: an ESN that drives a stack like an LR(1) parser.
 
@@ -274,19 +256,17 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         self.reservoir_ = reservoir
         self.nonterminals_ = codes
         self.n_features_in_ = n
-        self.c_pop_ = _classifier(sets.action_inputs, sets.pop_targets, C)
-        self.c_push_ = _classifier(sets.action_inputs, sets.push_targets, C)
-        self.c_shift_ = _classifier(sets.step_inputs, sets.shift_targets, C)
+        actions, steps = np.asarray(sets.action_inputs), np.asarray(sets.step_inputs)
+        self.c_pop_ = fit_classifier(actions, np.asarray(sets.pop_targets), C)
+        self.c_push_ = fit_classifier(actions, np.asarray(sets.push_targets), C)
+        self.c_shift_ = fit_classifier(steps, np.asarray(sets.shift_targets), C)
         outputs = np.asarray(sets.outputs)
         self.n_outputs_ = outputs.shape[1]
         if self.output == "ridge":
             alpha = _check_float("alpha", self.alpha, nonnegative=True)
-            self.c_out_ = [Ridge(alpha=alpha).fit(np.asarray(sets.step_inputs), outputs)]
+            self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
         else:
-            self.c_out_ = [
-                _classifier(sets.step_inputs, list(outputs[:, k]), C)
-                for k in range(self.n_outputs_)
-            ]
+            self.c_out_ = [fit_classifier(steps, outputs[:, k], C) for k in range(self.n_outputs_)]
         return self
 
     def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:

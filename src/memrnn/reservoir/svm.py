@@ -8,6 +8,8 @@ intercepts with the same one-against-one vote, without the per-call checks.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.svm import SVC
 
@@ -60,3 +62,21 @@ class RBFClassifier:
                 votes[:, j] += decision <= 0
                 pair += 1
         return np.asarray(self.classes_[np.argmax(votes, axis=1)])
+
+
+class ConstantClassifier:
+    """Stands in for a classifier whose training labels never vary (an SVM needs two)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return np.full(len(X), self.value)
+
+
+def fit_classifier(X: np.ndarray, y: np.ndarray, C: float) -> RBFClassifier | ConstantClassifier:
+    """An RBF-SVM on (X, y), or a constant when y holds a single label."""
+    labels = np.unique(y)
+    if len(labels) == 1:
+        return ConstantClassifier(labels[0])
+    return RBFClassifier(C=C).fit(X, y)

@@ -1,0 +1,158 @@
+"""The reservoir memory machine of Paassen and Schulz (2020), Algorithm 3 of seed 004.
+
+An echo state network with K memory rows. A classifier c on the state h_t names an
+address a_t (0: none). The first time an address is named, h_t is written there; every
+later time, h_t is replaced by what was written, so the reservoir continues from a past
+state. The output g(h_t) is a ridge regression.
+
+Training needs the desired addresses (a teacher), as in the paper: the states are run
+with those addresses, c learns to name them from h_t, and g learns the outputs from the
+states the teacher's memory produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.linear_model import Ridge
+from sklearn.utils.validation import check_is_fitted
+
+from memrnn.reservoir.esn import ReservoirParams, _as_sequences
+from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+from memrnn.reservoir.svm import fit_classifier
+
+
+def memory_states(
+    reservoir: Reservoir, x: np.ndarray, addresses: Sequence[int], rows: int
+) -> np.ndarray:
+    """The states h_1 .. h_T of Algorithm 3 when the addresses a_t are given, (T, m)."""
+    memory: dict[int, np.ndarray] = {}
+    h = np.zeros(reservoir.n_neurons)
+    states = np.zeros((x.shape[0], reservoir.n_neurons))
+    for t, a in enumerate(addresses):
+        h = reservoir.step(h, x[t])
+        if not 0 <= a <= rows:
+            raise ValueError(f"addresses: {a} at step {t} is outside 0 .. {rows}")
+        if a > 0:
+            if a in memory:
+                h = memory[a]  # recall: continue from the stored state
+            else:
+                memory[a] = h  # first visit: write
+        states[t] = h
+    return states
+
+
+class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
+    """Reservoir memory machine: an ESN that can write states to K rows and recall them.
+
+    The reservoir hyperparameters are those of ``EchoStateNetwork``.
+
+    Args:
+        rows: K, the number of memory rows (addresses 1 .. K).
+        C: regularisation of the SVM that names addresses.
+        alpha: regularisation of the ridge output.
+    """
+
+    def __init__(
+        self,
+        reservoir: str = "ldn",
+        n_neurons: int = 256,
+        *,
+        spectral_radius: float = 0.9,
+        sparsity: float = 0.1,
+        input_scaling: float = 1.0,
+        cycle_weight: float = 0.5,
+        jump_weight: float = 0.25,
+        jump_length: int = 2,
+        input_weight: float = 1.0,
+        degree: int | None = None,
+        theta: float = 20.0,
+        dt: float = 1.0,
+        rows: int = 1,
+        C: float = 100.0,
+        alpha: float = 1e-5,
+        random_state: RandomState = None,
+    ) -> None:
+        self.reservoir = reservoir
+        self.n_neurons = n_neurons
+        self.spectral_radius = spectral_radius
+        self.sparsity = sparsity
+        self.input_scaling = input_scaling
+        self.cycle_weight = cycle_weight
+        self.jump_weight = jump_weight
+        self.jump_length = jump_length
+        self.input_weight = input_weight
+        self.degree = degree
+        self.theta = theta
+        self.dt = dt
+        self.rows = rows
+        self.C = C
+        self.alpha = alpha
+        self.random_state = random_state
+
+    def fit(
+        self,
+        X: Sequence[np.ndarray],
+        Y: Sequence[np.ndarray],
+        *,
+        addresses: Sequence[Sequence[int]],
+    ) -> ReservoirMemoryMachine:
+        """Fit c on the teacher's addresses and g on the outputs; returns self.
+
+        Args:
+            X: input sequences, each (T_i, n).
+            Y: target sequences, each (T_i, L).
+            addresses: the desired address a_t in 0 .. rows for every step.
+        """
+        xs = _as_sequences("X", X, "features")
+        ys = _as_sequences("Y", Y, "outputs")
+        rows = _check_int("rows", self.rows)
+        C = _check_float("C", self.C, positive=True)
+        alpha = _check_float("alpha", self.alpha, nonnegative=True)
+        if len(ys) != len(xs) or len(addresses) != len(xs):
+            raise ValueError(
+                f"Y and addresses: need one per sequence of X ({len(xs)}), got {len(ys)} "
+                f"and {len(addresses)}"
+            )
+        for i, (x, y, a) in enumerate(zip(xs, ys, addresses, strict=True)):
+            if y.shape[0] != x.shape[0] or len(a) != x.shape[0]:
+                raise ValueError(
+                    f"sequence {i}: X has {x.shape[0]} steps, Y {y.shape[0]}, addresses {len(a)}"
+                )
+        reservoir = self._build_reservoir(xs[0].shape[1])
+        states = [memory_states(reservoir, x, a, rows) for x, a in zip(xs, addresses, strict=True)]
+        # c sees h_t before that step's recall replaces it (line 6), g sees it after (14)
+        before = [
+            reservoir.step_batch(np.vstack([np.zeros(reservoir.n_neurons), after[:-1]]), x)
+            for x, after in zip(xs, states, strict=True)
+        ]
+        targets = np.concatenate([np.asarray(a, dtype=np.int64) for a in addresses])
+        self.reservoir_ = reservoir
+        self.n_features_in_ = xs[0].shape[1]
+        self.n_outputs_ = ys[0].shape[1]
+        self.c_ = fit_classifier(np.concatenate(before), targets, C)
+        self.g_ = Ridge(alpha=alpha).fit(np.concatenate(states), np.concatenate(ys))
+        return self
+
+    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The outputs (T_i, L) of Algorithm 3 for each input sequence."""
+        check_is_fitted(self)
+        xs = _as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        outputs = []
+        for x in xs:
+            memory: dict[int, np.ndarray] = {}
+            h = np.zeros(self.reservoir_.n_neurons)
+            states = np.zeros((x.shape[0], self.reservoir_.n_neurons))
+            for t in range(x.shape[0]):
+                h = self.reservoir_.step(h, x[t])
+                a = int(self.c_.predict(h[None])[0])
+                if a > 0:
+                    if a in memory:
+                        h = memory[a]
+                    else:
+                        memory[a] = h
+                states[t] = h
+            outputs.append(np.asarray(self.g_.predict(states)).reshape(len(x), self.n_outputs_))
+        return outputs
