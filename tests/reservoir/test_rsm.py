@@ -129,3 +129,17 @@ def test_estimator_contract_and_errors() -> None:
     rsm.fit([x], [teacher], nonterminals=codes)
     with pytest.raises(ValueError, match=r"X\[0\]: has 2 features, expected 3"):
         rsm.predict([np.ones((3, 2))])
+
+
+def test_ridge_output_keeps_its_channels_apart() -> None:
+    """Copy at depth 6: the ridge c_out reads eight different bits off one stack position."""
+    from memrnn.tasks.ntm import copy_example, nonterminal_codes
+
+    rng = np.random.default_rng(0)
+    examples = [copy_example(rng, int(rng.integers(1, 7)), depth=6) for _ in range(40)]
+    xs = [e.inputs for e in examples]
+    teachers = [StackTeacher(e.actions, e.shift, e.teacher_outputs) for e in examples]
+    rsm = ReservoirStackMachine("ldn", 9 * 12, theta=8.0, output="ridge", alpha=1e-8)
+    rsm.fit(xs, teachers, nonterminals=nonterminal_codes())
+    for predicted, example in zip(rsm.predict(xs[:10]), examples[:10], strict=True):
+        np.testing.assert_array_equal(predicted[:-1] > 0.5, example.outputs > 0.5)

@@ -305,7 +305,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
                 if not pending:
                     break
             rows = np.array([np.concatenate([h[i], stacks[i].state]) for i in active])
-            y = np.column_stack([np.ravel(c.predict(rows)) for c in self.c_out_])
+            # one multi-output ridge, or one classifier per output: columns side by side
+            y = np.hstack([np.asarray(c.predict(rows)).reshape(len(rows), -1) for c in self.c_out_])
             shifts = self.c_shift_.predict(rows)
             for k, i in enumerate(active):
                 outputs[i][t] = y[k]
