@@ -90,6 +90,12 @@ class ReservoirParams:
     dt: float
     random_state: RandomState
 
+    def _store_params(self, params: dict[str, object]) -> None:
+        """Keep every ``__init__`` argument unchanged, as scikit-learn's contract asks."""
+        for name, value in params.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
     def _build_reservoir(self, n_inputs: int) -> Reservoir:
         if self.reservoir == "random":
             return random_reservoir(
@@ -177,20 +183,7 @@ class EchoStateNetwork(ReservoirParams, BaseEstimator):
         alpha: float = 1e-5,
         random_state: RandomState = None,
     ) -> None:
-        self.reservoir = reservoir
-        self.n_neurons = n_neurons
-        self.spectral_radius = spectral_radius
-        self.sparsity = sparsity
-        self.input_scaling = input_scaling
-        self.cycle_weight = cycle_weight
-        self.jump_weight = jump_weight
-        self.jump_length = jump_length
-        self.input_weight = input_weight
-        self.degree = degree
-        self.theta = theta
-        self.dt = dt
-        self.alpha = alpha
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> EchoStateNetwork:
         """Fit the readout on every time step of every sequence; returns self.

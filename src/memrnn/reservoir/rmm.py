@@ -75,22 +75,7 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         alpha: float = 1e-5,
         random_state: RandomState = None,
     ) -> None:
-        self.reservoir = reservoir
-        self.n_neurons = n_neurons
-        self.spectral_radius = spectral_radius
-        self.sparsity = sparsity
-        self.input_scaling = input_scaling
-        self.cycle_weight = cycle_weight
-        self.jump_weight = jump_weight
-        self.jump_length = jump_length
-        self.input_weight = input_weight
-        self.degree = degree
-        self.theta = theta
-        self.dt = dt
-        self.rows = rows
-        self.C = C
-        self.alpha = alpha
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(
         self,
