@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.reservoir.esn import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
-from memrnn.reservoir.svm import fit_classifier
+from memrnn.reservoir.svm import fit_classifiers
 
 NO_PUSH = -1  # c_push's answer when nothing is pushed
 
@@ -171,6 +171,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
 
     Args:
         C: the SVMs' regularisation.
+        gamma_factor: multiplies the SVMs' automatic RBF parameter
+            gamma = 1 / (n_features Var(X)) (scikit-learn's "scale"); 1 keeps it.
         output: "svm" (c_out an RBF-SVM classifier per output, the paper's choice for the
             languages) or "ridge" (linear regression, its choice for the copy tasks).
         alpha: ridge regularisation when ``output="ridge"``.
@@ -194,6 +196,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         theta: float = 20.0,
         dt: float = 1.0,
         C: float = 100.0,
+        gamma_factor: float = 1.0,
         output: str = "svm",
         alpha: float = 1e-3,
         max_actions: int = 100,
@@ -230,6 +233,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         if self.output not in ("svm", "ridge"):
             raise ValueError(f"output: expected svm or ridge, got {self.output!r}")
         C = _check_float("C", self.C, positive=True)
+        gamma = _check_float("gamma_factor", self.gamma_factor, positive=True)
         _check_int("max_actions", self.max_actions)
         reservoir = self._build_reservoir(n)
         sets = TrainingSets()
@@ -241,16 +245,18 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         self.nonterminals_ = codes
         self.n_features_in_ = n
         actions, steps = np.asarray(sets.action_inputs), np.asarray(sets.step_inputs)
-        self.c_pop_ = fit_classifier(actions, np.asarray(sets.pop_targets), C)
-        self.c_push_ = fit_classifier(actions, np.asarray(sets.push_targets), C)
-        self.c_shift_ = fit_classifier(steps, np.asarray(sets.shift_targets), C)
+        targets = [np.asarray(sets.pop_targets), np.asarray(sets.push_targets)]
+        self.c_pop_, self.c_push_ = fit_classifiers(actions, targets, C, gamma)
         outputs = np.asarray(sets.outputs)
         self.n_outputs_ = outputs.shape[1]
+        targets = [np.asarray(sets.shift_targets)]
+        if self.output == "svm":
+            targets += list(outputs.T)
+        self.c_shift_, *c_out = fit_classifiers(steps, targets, C, gamma)
         if self.output == "ridge":
             alpha = _check_float("alpha", self.alpha, nonnegative=True)
-            self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
-        else:
-            self.c_out_ = [fit_classifier(steps, outputs[:, k], C) for k in range(self.n_outputs_)]
+            c_out = [Ridge(alpha=alpha).fit(steps, outputs)]
+        self.c_out_ = c_out
         return self
 
     def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:
