@@ -5,8 +5,13 @@ h_t = sigma(U x_t + W h_{t-1}); only a readout on the states is trained. Three f
 constructions: random Gaussian, the cycle reservoir with jumps (Rodan and Tino 2012) and
 the Legendre delay network (Voelker, Kajic, Eliasmith 2019). ``EchoStateNetwork`` is the
 scikit-learn estimator that reads a reservoir's states out by ridge regression.
+``ReservoirMemoryMachine`` and ``ReservoirStackMachine`` add a memory the classifiers
+drive; ``DeepSequenceModel`` (GRU, stack RNN) and ``DeepStackMachine`` are the paper's
+deep baselines, in PyTorch behind the same interfaces.
 """
 
+from memrnn.reservoir.deep import DeepSequenceModel
+from memrnn.reservoir.dsm import DeepStackMachine
 from memrnn.reservoir.esn import EchoStateNetwork
 from memrnn.reservoir.reservoirs import (
     Reservoir,
@@ -23,6 +28,8 @@ from memrnn.reservoir.rmm import ReservoirMemoryMachine
 from memrnn.reservoir.rsm import ReservoirStackMachine, StackTeacher
 
 __all__ = [
+    "DeepSequenceModel",
+    "DeepStackMachine",
     "EchoStateNetwork",
     "Reservoir",
     "ReservoirMemoryMachine",

@@ -69,6 +69,14 @@ def _as_sequences(
     return out
 
 
+def store_params(estimator: object, params: dict[str, object]) -> None:
+    """Keep every ``__init__`` argument unchanged, as scikit-learn's contract asks;
+    called as ``self._store_params(locals())``."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
 class ReservoirParams:
     """Builds the reservoir that an estimator's hyperparameters describe.
 
@@ -90,11 +98,7 @@ class ReservoirParams:
     dt: float
     random_state: RandomState
 
-    def _store_params(self, params: dict[str, object]) -> None:
-        """Keep every ``__init__`` argument unchanged, as scikit-learn's contract asks."""
-        for name, value in params.items():
-            if name not in ("self", "__class__"):
-                setattr(self, name, value)
+    _store_params = store_params
 
     def _build_reservoir(self, n_inputs: int) -> Reservoir:
         if self.reservoir == "random":
