@@ -70,7 +70,7 @@ def _train(args: argparse.Namespace) -> int:
     from memrnn.runner.config import config_from_mapping, with_overrides
     from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
     from memrnn.runner.store import ResultsStore
-    from memrnn.runner.train import Progress, train
+    from memrnn.runner.train import Progress, run
     from memrnn.runner.version import code_version
 
     experiment = get_experiment(args.experiment)
@@ -100,7 +100,7 @@ def _train(args: argparse.Namespace) -> int:
             bar.set_postfix(loss=f"{p.loss:.4f}", seq_per_s=f"{p.sequences_per_second:.0f}")
 
         try:
-            output = train(
+            output = run(
                 experiment, config, checkpoint=checkpoint, resume=args.resume, on_progress=show
             )
         except BaseException as error:

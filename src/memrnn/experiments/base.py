@@ -173,12 +173,15 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class Cell:
-    """Our value (a mean over ``seeds`` when several runs feed it) and the paper's."""
+    """Our value (a mean over ``seeds`` when several runs feed it) and the paper's, each
+    with its standard deviation over repeats where the table reports one."""
 
     value: float | None
     paper: float | None = None
     seeds: tuple[int, ...] = ()
     wall_seconds: float = 0.0
+    std: float | None = None
+    paper_std: float | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,12 @@ class Experiment(ABC):
     @abstractmethod
     def build(self, config: TrainConfig, device: torch.device) -> Trainable:
         """The model, data and scoring of one run, with the model on ``device``."""
+
+    def fit_run(self, config: TrainConfig) -> RunOutput | None:
+        """The whole of a run that is not a gradient-descent loop, or None (the default:
+        the runner trains what ``build`` returns). Experiments whose models are fitted
+        estimators (reservoir models, solved in closed form) return the run's output."""
+        return None
 
     @abstractmethod
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:

@@ -14,10 +14,11 @@ from memrnn.runner.files import write_atomic
 from memrnn.runner.store import ResultsStore
 
 
-def _fmt(value: float | None) -> str:
+def _fmt(value: float | None, std: float | None = None) -> str:
     if value is None:
         return "-"
-    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.3e}"
+    shown = f"{value:.4g}" if abs(value) < 1e4 else f"{value:.3e}"
+    return shown if std is None else f"{shown} ± {std:.2g}"
 
 
 def _table_markdown(table: Table, reference: str) -> list[str]:
@@ -33,9 +34,9 @@ def _table_markdown(table: Table, reference: str) -> list[str]:
             if cell is None:
                 shown.append("")
             elif cell.paper is not None:
-                shown.append(f"{_fmt(cell.value)} ({_fmt(cell.paper)})")
+                shown.append(f"{_fmt(cell.value, cell.std)} ({_fmt(cell.paper, cell.paper_std)})")
             else:
-                shown.append(_fmt(cell.value))
+                shown.append(_fmt(cell.value, cell.std))
         lines.append("| " + " | ".join([row_name, *shown]) + " |")
     if has_paper:
         lines += ["", f"Ours, with the {reference}'s value in parentheses."]
@@ -52,7 +53,9 @@ def _results(
             "row": row_name,
             "column": column,
             "value": cell.value,
+            "std": cell.std,
             "paper_value": cell.paper,
+            "paper_std": cell.paper_std,
             "seed": list(cell.seeds),
             "profile": profile,
             "wall_seconds": cell.wall_seconds,

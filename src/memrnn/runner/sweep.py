@@ -46,13 +46,13 @@ def execute_job(job: Job) -> JobResult:
     """Train one run (resuming from its checkpoint if one exists). Runs in a worker."""
     from memrnn.experiments.registry import load_experiment  # workers import lazily
     from memrnn.runner.config import config_from_mapping
-    from memrnn.runner.train import train
+    from memrnn.runner.train import run
 
     torch.set_num_threads(job.threads)
     try:
         experiment = load_experiment(job.experiment)
         config = config_from_mapping(experiment.config_type, job.spec.config)
-        output = train(experiment, config, checkpoint=job.checkpoint, resume=True)
+        output = run(experiment, config, checkpoint=job.checkpoint, resume=True)
     except Exception:
         return JobResult(job.spec, None, traceback.format_exc())
     return JobResult(job.spec, output)

@@ -165,6 +165,22 @@ def train(
     return RunOutput(final, history, artifacts, step, wall)
 
 
+def run(
+    experiment: Experiment,
+    config: TrainConfig,
+    *,
+    checkpoint: Path | None = None,
+    resume: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunOutput:
+    """One run of ``experiment``: its own ``fit_run`` if it has one, else ``train``."""
+    config.validate()
+    fitted = experiment.fit_run(config)
+    if fitted is not None:
+        return fitted
+    return train(experiment, config, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
+
+
 def _evaluate(
     run: Any, config: TrainConfig, step: int, pending: list[float], history: list[Any]
 ) -> dict[str, float]:

@@ -1,0 +1,119 @@
+"""The nine benchmark data sets of Paassen, Schulz, Hammer (2021, section 4).
+
+latch, copy and repeat copy (the NTM benchmarks) and the six languages Dyck1, Dyck2,
+Dyck3, a^n b^n, palindromes and JSON. Each data set holds, per sequence, the inputs, the
+desired output at every input step (what every model is scored on), and the teacher of
+the stack machines (Algorithm 1's actions for latch and the languages, the stack
+heuristic of ``memrnn.tasks.ntm`` for the copy tasks).
+
+Lengths, as the paper states them: language and latch words up to length 50 in
+training and from length 50 (to 100 here) in testing; copy sequences of 1 to 20 bit
+vectors; repeat copy of 1 to 10 bit vectors repeated 1 to 10 times in training and 1 to
+20 times in testing.
+
+Alignment: the stack machines give T + 1 outputs for T inputs; for the languages their
+row t is the verdict on the prefix of length t (row 0, the empty prefix, is dropped), and
+for the copy tasks row t is the output at input step t (the last row, after the input,
+is dropped). ``Dataset.targets`` holds what is scored, one row per input step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memrnn.languages.lr1 import automaton
+from memrnn.languages.sampling import sample_words
+from memrnn.reservoir.rsm import StackTeacher
+from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.tasks.ntm import copy_example
+from memrnn.tasks.ntm import nonterminal_codes as copy_nonterminals
+
+LANGUAGE_TASKS = ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json")
+NTM_TASKS = ("latch", "copy", "repeat_copy")
+TASKS = NTM_TASKS + LANGUAGE_TASKS
+COPY_TASKS = ("copy", "repeat_copy")
+
+TRAIN_MAX_LENGTH = 50  # language and latch words
+TEST_LENGTHS = (50, 100)
+COPY_MAX_LENGTH = 20
+REPEAT_MAX_LENGTH = 10
+REPEATS = {False: 10, True: 20}  # repeat copy's most repeats in training, in testing
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One sampled data set of a benchmark task.
+
+    Attributes:
+        task: the task's name (one of ``TASKS``).
+        inputs: per sequence, (T, n) input vectors.
+        targets: per sequence, (T, L) desired outputs, one row per input step.
+        teachers: per sequence, the stack machines' teacher (T + 1 steps).
+        nonterminals: (K, n) the vectors the stack machines push for nonterminals.
+        binary: True where outputs are 0/1 decisions (latch, the languages); False for
+            the copy tasks, whose outputs are regressed.
+    """
+
+    task: str
+    inputs: list[np.ndarray]
+    targets: list[np.ndarray]
+    teachers: list[StackTeacher]
+    nonterminals: np.ndarray
+    binary: bool
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+
+def scored_rows(task: str, stack_outputs: np.ndarray) -> np.ndarray:
+    """The rows of a stack machine's (T + 1, L) outputs that ``Dataset.targets`` holds."""
+    _check_task(task)
+    return stack_outputs[:-1] if task in COPY_TASKS else stack_outputs[1:]
+
+
+def make_dataset(task: str, rng: np.random.Generator, n: int, *, test: bool) -> Dataset:
+    """``n`` sequences of ``task``, training lengths or (``test=True``) testing lengths."""
+    _check_task(task)
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n: expected an int >= 1, got {n!r}")
+    if task in COPY_TASKS:
+        return _copy_dataset(task, rng, n, test)
+    coding = LR1Coding(automaton(task))
+    low, high = TEST_LENGTHS if test else (1, TRAIN_MAX_LENGTH)
+    if task == "anbn" and low % 2:  # a^n b^n has only even lengths; sampling needs one
+        low += 1
+    examples = [coding.example(word) for word in sample_words(task, rng, n, low, high)]
+    return Dataset(
+        task,
+        [e.inputs for e in examples],
+        [e.outputs[1:] for e in examples],
+        [StackTeacher(e.actions, e.shift, e.outputs) for e in examples],
+        coding.nonterminal_codes(),
+        binary=True,
+    )
+
+
+def _copy_dataset(task: str, rng: np.random.Generator, n: int, test: bool) -> Dataset:
+    examples = []
+    for _ in range(n):
+        if task == "copy":
+            examples.append(copy_example(rng, int(rng.integers(1, COPY_MAX_LENGTH + 1))))
+        else:
+            length = int(rng.integers(1, REPEAT_MAX_LENGTH + 1))
+            repeats = int(rng.integers(1, REPEATS[test] + 1))
+            examples.append(copy_example(rng, length, repeats))
+    return Dataset(
+        task,
+        [e.inputs for e in examples],
+        [e.outputs for e in examples],
+        [StackTeacher(e.actions, e.shift, e.teacher_outputs) for e in examples],
+        copy_nonterminals(),
+        binary=False,
+    )
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {task!r}")
