@@ -2,9 +2,13 @@
 
 Algorithm 2 (lines 11-14) recomputes the stack's reservoir state from the bottom after
 every pop; ``StackEncoder`` keeps the state of every prefix and restores it. This times
-fit + predict of both on the same data in the same process and checks they agree.
+fit + predict of both on the same data sets of ``paassen2021`` (100 training words up to
+length 50, 100 test words of length 50 to 100) in the same process, checks that their
+outputs agree, and reports the share of the time the stack encoding itself takes.
 
-    python benchmarks/rsm.py                 # Dyck2 and JSON, 100 + 100 words, 256 neurons
+    python benchmarks/rsm.py                          # Dyck2 and JSON, LDN, 256 neurons
+    python benchmarks/rsm.py --test-lengths 200 400   # longer test words, deeper stacks
+    python benchmarks/rsm.py --tasks dyck1 latch --reservoir crj
 """
 
 from __future__ import annotations
@@ -14,62 +18,72 @@ import time
 
 import numpy as np
 
-from memrnn.languages.lr1 import automaton
-from memrnn.languages.sampling import sample_words
-from memrnn.reservoir.rsm import ReservoirStackMachine, StackTeacher
-from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.experiments.paassen2021 import QUICK_PARAMS, RESERVOIRS, mean_absolute_error
+from memrnn.reservoir.rsm import ReservoirStackMachine
+from memrnn.tasks.rsm_benchmarks import Dataset, make_dataset, scored_rows
 
 
-def data(name: str, seed: int, n: int, lo: int, hi: int) -> tuple[list, list, np.ndarray]:
-    coding = LR1Coding(automaton(name))
-    examples = [
-        coding.example(w) for w in sample_words(name, np.random.default_rng(seed), n, lo, hi)
-    ]
-    teachers = [StackTeacher(e.actions, e.shift, e.outputs) for e in examples]
-    return [e.inputs for e in examples], teachers, coding.nonterminal_codes()
-
-
-def timed(rsm: ReservoirStackMachine, train: tuple, test: tuple, reencode: bool) -> tuple:
+def timed(rsm: ReservoirStackMachine, train: Dataset, test: Dataset, reencode: bool) -> tuple:
     start = time.perf_counter()
-    rsm.fit(train[0], train[1], nonterminals=train[2], reencode=reencode)
+    rsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals, reencode=reencode)
     fitted = time.perf_counter()
-    outputs = rsm.predict(test[0], reencode=reencode)
+    outputs = rsm.predict(test.inputs, reencode=reencode)
     done = time.perf_counter()
-    pairs = zip(outputs, test[1], strict=True)
-    error = float(np.mean([np.abs(o - t.outputs).mean() for o, t in pairs]))
+    scored = [scored_rows(train.task, y) for y in outputs]
+    error = mean_absolute_error(scored, test.targets)
     return fitted - start, done - fitted, error, outputs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--languages", nargs="+", default=["dyck2", "json"])
+    parser.add_argument("--tasks", nargs="+", default=["dyck2", "json"])
     parser.add_argument("--neurons", type=int, default=256)
-    parser.add_argument("--reservoir", default="crj")
+    parser.add_argument("--reservoir", default="LDN", choices=sorted(RESERVOIRS))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--test-lengths", type=int, nargs=2, default=[50, 100])
     args = parser.parse_args()
     print(
-        f"# RSM fit + predict, {args.reservoir} reservoir of {args.neurons} neurons, "
-        "100 training words (length <= 50), 100 test words (50-100)"
+        f"# RSM fit + predict, {args.reservoir} reservoir of {args.neurons} neurons with the "
+        f"quick profile's settings, 100 training words (length <= 50) and 100 test words "
+        f"(length {args.test_lengths[0]} to {args.test_lengths[1]})"
     )
     print()
     print(
-        "| language | cached fit s | cached predict s | re-encoding fit s "
-        "| re-encoding predict s | speed-up (fit + predict) | test MAE |"
+        "| task | mean / max stack depth | cached fit s | cached predict s "
+        "| re-encoding fit s | re-encoding predict s | speed-up (fit + predict) | test MAE |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name in args.languages:
-        train, test = data(name, 0, 100, 1, 50), data(name, 1, 100, 50, 100)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for task in args.tasks:
+        rng = np.random.default_rng(args.seed)
+        train = make_dataset(task, rng, 100, test=False)
+        test = make_dataset(task, rng, 100, test=True, test_lengths=tuple(args.test_lengths))
+        params = QUICK_PARAMS.get((f"{args.reservoir}-RSM", task), {})
         rsm = ReservoirStackMachine(
-            args.reservoir, args.neurons, cycle_weight=0.5, jump_weight=0.3, jump_length=3
+            RESERVOIRS[args.reservoir], args.neurons, random_state=args.seed, **params
         )
         fit_c, pred_c, err, out_c = timed(rsm, train, test, reencode=False)
         fit_r, pred_r, _, out_r = timed(rsm, train, test, reencode=True)
         same = all(np.array_equal(a, b) for a, b in zip(out_c, out_r, strict=True))
         note = "" if same else " (outputs differ!)"
+        depths = [_depth(teacher) for teacher in test.teachers]
         print(
-            f"| {name} | {fit_c:.2f} | {pred_c:.2f} | {fit_r:.2f} | {pred_r:.2f} "
-            f"| {(fit_r + pred_r) / (fit_c + pred_c):.1f}x | {err:.4f}{note} |",
+            f"| {task} | {np.mean(depths):.1f} / {max(depths)} | {fit_c:.2f} | {pred_c:.2f} "
+            f"| {fit_r:.2f} | {pred_r:.2f} | {(fit_r + pred_r) / (fit_c + pred_c):.1f}x "
+            f"| {err:.4f}{note} |",
             flush=True,
         )
+
+
+def _depth(teacher) -> int:  # type: ignore[no-untyped-def]
+    """The deepest the teacher's stack gets."""
+    depth = deepest = 0
+    for actions, shift in zip(teacher.actions, teacher.shift, strict=True):
+        for pops, push in actions:
+            depth += (push >= 0) - pops
+            deepest = max(deepest, depth)
+        depth += int(shift)
+        deepest = max(deepest, depth)
+    return deepest
 
 
 if __name__ == "__main__":

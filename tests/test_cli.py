@@ -66,7 +66,9 @@ def test_reproduce_smoke_end_to_end_and_again(tmp_path: Path) -> None:
         "row",
         "column",
         "value",
+        "std",
         "paper_value",
+        "paper_std",
         "seed",
         "profile",
         "wall_seconds",
@@ -148,7 +150,10 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["train", "nosuch"], "unknown experiment 'nosuch'; the experiments are: trask2016"),
+        (
+            ["train", "nosuch"],
+            "unknown experiment 'nosuch'; the experiments are: paassen2021, trask2016",
+        ),
         (["reproduce", "nosuch"], "unknown experiment 'nosuch'"),
         (["train", "trask2016", "--set", "colour=red"], "--set colour: unknown setting"),
         (["train", "trask2016", "--set", "steps=lots"], "--set steps=lots: not a valid int"),

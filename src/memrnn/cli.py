@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument(
         "--workers", type=int, default=None, help="parallel runs (default: one per CPU core)"
     )
-    repro.add_argument("--threads", type=int, default=1, help="torch threads per run")
+    repro.add_argument("--threads", type=int, default=1, help="torch and BLAS threads per run")
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     repro.set_defaults(handler=_reproduce)
 

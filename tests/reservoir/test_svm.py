@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.reservoir.svm import ConstantClassifier, RBFClassifier, fit_classifiers, rbf_gram
+from memrnn.reservoir.svm import (
+    ConstantClassifier,
+    RBFClassifier,
+    SharedKernel,
+    fit_classifiers,
+    rbf_gram,
+)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
@@ -62,3 +68,30 @@ def test_shared_kernel_gives_the_svms_fitted_one_by_one(seed: int) -> None:
         agree = classifier.predict(queries) == direct.svc_.predict(queries)
         assert agree.mean() >= 0.999, agree.mean()
         np.testing.assert_array_equal(classifier.predict(X), direct.svc_.predict(X))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shared_kernel_gives_each_classifiers_own_labels(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 8))
+    targets = [
+        (X[:, 0] > 0).astype(int),
+        np.digitize(X[:, 1] + X[:, 2] ** 2, [0.0, 1.5]) - 1,
+        np.full(300, 7),
+    ]
+    classifiers = fit_classifiers(X, targets, C=5.0)
+    queries = rng.normal(size=(500, 8))
+    shared = SharedKernel(classifiers).predict(queries)
+    for classifier, labels in zip(classifiers, shared, strict=True):
+        np.testing.assert_array_equal(labels, classifier.predict(queries))
+    assert (shared[2] == 7).all()
+
+
+def test_shared_kernel_refuses_different_widths() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    a = RBFClassifier(gamma_factor=1.0).fit(X, y)
+    b = RBFClassifier(gamma_factor=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="one gamma"):
+        SharedKernel([a, b])

@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.reservoir.esn import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
-from memrnn.reservoir.svm import fit_classifiers
+from memrnn.reservoir.svm import SharedKernel, fit_classifiers
 
 NO_PUSH = -1  # c_push's answer when nothing is pushed
 
@@ -255,8 +255,12 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         self.c_shift_, *c_out = fit_classifiers(steps, targets, C, gamma)
         if self.output == "ridge":
             alpha = _check_float("alpha", self.alpha, nonnegative=True)
-            c_out = [Ridge(alpha=alpha).fit(steps, outputs)]
-        self.c_out_ = c_out
+            self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
+            self._step_kernel = SharedKernel([self.c_shift_])
+        else:
+            self.c_out_ = c_out
+            self._step_kernel = SharedKernel([self.c_shift_, *c_out])
+        self._action_kernel = SharedKernel([self.c_pop_, self.c_push_])
         return self
 
     def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:
@@ -282,7 +286,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             pending = active
             for _ in range(self.max_actions):
                 rows = np.array([np.concatenate([h[i], stacks[i].state]) for i in pending])
-                pops, pushes = self.c_pop_.predict(rows), self.c_push_.predict(rows)
+                pops, pushes = self._action_kernel.predict(rows)
                 still = []
                 for i, j, a in zip(pending, pops, pushes, strict=True):
                     j = min(int(j), len(stacks[i]))
@@ -295,9 +299,11 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
                 if not pending:
                     break
             rows = np.array([np.concatenate([h[i], stacks[i].state]) for i in active])
+            shifts, *answers = self._step_kernel.predict(rows)
+            if isinstance(self.c_out_[0], Ridge):  # fitted with output="ridge"
+                answers = [self.c_out_[0].predict(rows)]
             # one multi-output ridge, or one classifier per output: columns side by side
-            y = np.hstack([np.asarray(c.predict(rows)).reshape(len(rows), -1) for c in self.c_out_])
-            shifts = self.c_shift_.predict(rows)
+            y = np.hstack([np.asarray(a).reshape(len(rows), -1) for a in answers])
             for k, i in enumerate(active):
                 outputs[i][t] = y[k]
                 if int(shifts[k]) > 0:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import torch
+from threadpoolctl import threadpool_limits
 
 from memrnn.experiments.base import RunOutput, RunSpec
 
@@ -52,7 +53,10 @@ def execute_job(job: Job) -> JobResult:
     try:
         experiment = load_experiment(job.experiment)
         config = config_from_mapping(experiment.config_type, job.spec.config)
-        output = run(experiment, config, checkpoint=job.checkpoint, resume=True)
+        # NumPy's BLAS too: workers side by side must not each take every core, or they
+        # slow each other down and the runtimes they record mean little
+        with threadpool_limits(limits=job.threads):
+            output = run(experiment, config, checkpoint=job.checkpoint, resume=True)
     except Exception:
         return JobResult(job.spec, None, traceback.format_exc())
     return JobResult(job.spec, output)

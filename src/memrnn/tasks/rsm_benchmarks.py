@@ -73,15 +73,24 @@ def scored_rows(task: str, stack_outputs: np.ndarray) -> np.ndarray:
     return stack_outputs[:-1] if task in COPY_TASKS else stack_outputs[1:]
 
 
-def make_dataset(task: str, rng: np.random.Generator, n: int, *, test: bool) -> Dataset:
-    """``n`` sequences of ``task``, training lengths or (``test=True``) testing lengths."""
+def make_dataset(
+    task: str,
+    rng: np.random.Generator,
+    n: int,
+    *,
+    test: bool,
+    test_lengths: tuple[int, int] = TEST_LENGTHS,
+) -> Dataset:
+    """``n`` sequences of ``task``, training lengths or (``test=True``) testing lengths;
+    ``test_lengths`` changes the word lengths of a language's test set (the benchmark
+    uses longer words for deeper stacks)."""
     _check_task(task)
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n: expected an int >= 1, got {n!r}")
     if task in COPY_TASKS:
         return _copy_dataset(task, rng, n, test)
     coding = LR1Coding(automaton(task))
-    low, high = TEST_LENGTHS if test else (1, TRAIN_MAX_LENGTH)
+    low, high = test_lengths if test else (1, TRAIN_MAX_LENGTH)
     if task == "anbn" and low % 2:  # a^n b^n has only even lengths; sampling needs one
         low += 1
     examples = [coding.example(word) for word in sample_words(task, rng, n, low, high)]
