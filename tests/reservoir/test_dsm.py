@@ -73,7 +73,7 @@ class _CellReservoir:
         self.cell = cell
         self.n_neurons = cell.hidden_size
 
-    def step(self, h: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def step_batch(self, h: np.ndarray, x: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             row = self.cell(
                 torch.as_tensor(x, dtype=torch.float32)[None],

@@ -171,7 +171,8 @@ class Reservoir:
         return self._sigma(self.U @ xa + self.W @ h)
 
     def step_batch(self, H: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """One step for many states at once: rows ``sigma(U x_i + W h_i)``, (N, m).
+        """One step for many states at once: rows ``sigma(U x_i + W h_i)``, (N, m); or
+        for one state (m,) and input (n,), like ``step``.
 
         Unchecked, for inner loops whose inputs the caller has already validated.
         """

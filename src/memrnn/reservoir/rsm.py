@@ -64,7 +64,8 @@ class StackEncoder:
         return self._states[-1]
 
     def push(self, symbol: np.ndarray) -> None:
-        self._states.append(self.reservoir.step(self._states[-1], symbol))
+        # unchecked: the estimator checked every input and nonterminal code at its boundary
+        self._states.append(self.reservoir.step_batch(self._states[-1], symbol))
 
     def pop(self, count: int) -> None:
         if count > len(self):
@@ -90,7 +91,7 @@ class ReencodingStack:
 
     def push(self, symbol: np.ndarray) -> None:
         self.symbols.append(symbol)
-        self._state = self.reservoir.step(self._state, symbol)
+        self._state = self.reservoir.step_batch(self._state, symbol)
 
     def pop(self, count: int) -> None:
         if count > len(self):
@@ -100,7 +101,7 @@ class ReencodingStack:
         del self.symbols[-count:]
         self._state = np.zeros(self.reservoir.n_neurons)  # lines 11-14
         for symbol in self.symbols:
-            self._state = self.reservoir.step(self._state, symbol)
+            self._state = self.reservoir.step_batch(self._state, symbol)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def teacher_forcing(
     end = np.zeros(x.shape[1])
     for t in range(steps):
         symbol = x[t] if t < x.shape[0] else end
-        h = reservoir.step(h, symbol)
+        h = reservoir.step_batch(h, symbol)
         for j, a in [*teacher.actions[t], (0, NO_PUSH)]:
             sets.action_inputs.append(np.concatenate([h, stack.state]))
             sets.pop_targets.append(j)
@@ -226,6 +227,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         codes = np.asarray(nonterminals, dtype=np.float64)
         if codes.ndim != 2 or codes.shape[1] != n:
             raise ValueError(f"nonterminals: expected shape (K, {n}), got {codes.shape}")
+        if not np.all(np.isfinite(codes)):
+            raise ValueError("nonterminals: contains NaN or inf")
         if len(y) != len(xs):
             raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
         for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):

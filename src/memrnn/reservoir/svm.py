@@ -56,10 +56,18 @@ class RBFClassifier:
         self.C = C
         self.gamma_factor = gamma_factor
 
-    def fit(self, X: np.ndarray, y: np.ndarray, *, gram: np.ndarray | None = None) -> RBFClassifier:
-        """Fit on rows X; ``gram``, if given, is ``rbf_gram(X, gamma_)`` computed already."""
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        *,
+        gram: np.ndarray | None = None,
+        base_gamma: float | None = None,
+    ) -> RBFClassifier:
+        """Fit on rows X. ``gram``, if given, is ``rbf_gram(X, gamma_)`` computed already;
+        ``base_gamma`` is ``automatic_gamma(X)`` where the caller has it (it reads all X)."""
         X = np.asarray(X, dtype=np.float64)
-        self.gamma_ = self.gamma_factor * automatic_gamma(X)
+        self.gamma_ = self.gamma_factor * (automatic_gamma(X) if base_gamma is None else base_gamma)
         if gram is None:
             svc = SVC(C=self.C, kernel="rbf", gamma=self.gamma_).fit(X, y)
             self.support_vectors_ = svc.support_vectors_
@@ -169,10 +177,11 @@ def fit_classifiers(
     X = np.asarray(X, dtype=np.float64)
     varying = [len(np.unique(y)) > 1 for y in targets]
     gram = None
-    if sum(varying) > 0 and len(X) <= GRAM_MAX_ROWS:
-        gram = rbf_gram(X, gamma_factor * automatic_gamma(X))
+    base_gamma = automatic_gamma(X) if any(varying) else 1.0
+    if any(varying) and len(X) <= GRAM_MAX_ROWS:
+        gram = rbf_gram(X, gamma_factor * base_gamma)
     return [
-        RBFClassifier(C=C, gamma_factor=gamma_factor).fit(X, y, gram=gram)
+        RBFClassifier(C=C, gamma_factor=gamma_factor).fit(X, y, gram=gram, base_gamma=base_gamma)
         if vary
         else ConstantClassifier(np.unique(y)[0])
         for y, vary in zip(targets, varying, strict=True)
