@@ -4,7 +4,8 @@ Algorithm 2 (lines 11-14) recomputes the stack's reservoir state from the bottom
 every pop; ``StackEncoder`` keeps the state of every prefix and restores it. This times
 fit + predict of both on the same data sets of ``paassen2021`` (100 training words up to
 length 50, 100 test words of length 50 to 100) in the same process, checks that their
-outputs agree, and reports the share of the time the stack encoding itself takes.
+outputs agree. Each variant is timed ``--repeats`` times after a warm-up; the fastest
+counts.
 
     python benchmarks/rsm.py                          # Dyck2 and JSON, LDN, 256 neurons
     python benchmarks/rsm.py --test-lengths 200 400   # longer test words, deeper stacks
@@ -34,6 +35,16 @@ def timed(rsm: ReservoirStackMachine, train: Dataset, test: Dataset, reencode: b
     return fitted - start, done - fitted, error, outputs
 
 
+def best_of(
+    repeats: int, rsm: ReservoirStackMachine, train: Dataset, test: Dataset, reencode: bool
+) -> tuple:
+    """The fastest of ``repeats`` timings (fit and predict each at their minimum)."""
+    runs = [timed(rsm, train, test, reencode) for _ in range(repeats)]
+    fit = min(r[0] for r in runs)
+    predict = min(r[1] for r in runs)
+    return fit, predict, runs[0][2], runs[0][3]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="+", default=["dyck2", "json"])
@@ -41,6 +52,7 @@ def main() -> None:
     parser.add_argument("--reservoir", default="LDN", choices=sorted(RESERVOIRS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--test-lengths", type=int, nargs=2, default=[50, 100])
+    parser.add_argument("--repeats", type=int, default=3, help="timings per variant (best)")
     args = parser.parse_args()
     print(
         f"# RSM fit + predict, {args.reservoir} reservoir of {args.neurons} neurons with the "
@@ -61,8 +73,9 @@ def main() -> None:
         rsm = ReservoirStackMachine(
             RESERVOIRS[args.reservoir], args.neurons, random_state=args.seed, **params
         )
-        fit_c, pred_c, err, out_c = timed(rsm, train, test, reencode=False)
-        fit_r, pred_r, _, out_r = timed(rsm, train, test, reencode=True)
+        timed(rsm, train, test, reencode=False)  # warm-up: first calls load and allocate
+        fit_c, pred_c, err, out_c = best_of(args.repeats, rsm, train, test, reencode=False)
+        fit_r, pred_r, _, out_r = best_of(args.repeats, rsm, train, test, reencode=True)
         same = all(np.array_equal(a, b) for a, b in zip(out_c, out_r, strict=True))
         note = "" if same else " (outputs differ!)"
         depths = [_depth(teacher) for teacher in test.teachers]
