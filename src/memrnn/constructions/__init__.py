@@ -1,0 +1,52 @@
+"""Networks built by hand that generate Dyck-(k,m) (Hewitt et al. 2020), and the check
+that they do.
+
+``build(kind, k, m)`` returns a torch module mapping token ids (B, T) (open brackets
+0..k-1, close brackets k..2k-1 with k + i closing i, end 2k) to next-token probabilities
+(B, T + 1, 2k + 1), row 0 the distribution before any token. ``verify`` checks that the
+locally epsilon-truncated support is exactly Dyck-(k,m).
+"""
+
+from __future__ import annotations
+
+from memrnn.constructions.encodings import logarithmic, onehot
+from memrnn.constructions.lstm import GeneratorLSTM, stack_lstm
+from memrnn.constructions.srnn import GeneratorRNN, dfa_srnn, stack_srnn
+from memrnn.constructions.verify import Verification, verify_exhaustive, verify_walks
+
+KINDS = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log", "srnn-dfa")
+Generator = GeneratorRNN | GeneratorLSTM
+
+
+def build(kind: str, k: int, m: int) -> Generator:
+    """The construction ``kind`` for Dyck-(k,m).
+
+    Kinds: "srnn-onehot" (Theorem 2, 2mk units), "lstm-onehot" (Theorem 3, mk units,
+    W_c = 0), "srnn-log" (Theorem 4, 6m ceil(log2 k) - 2m units, k >= 2), "lstm-log"
+    (Theorem 5, 3m ceil(log2 k) - m units, k >= 2), "srnn-dfa" (Theorem 1).
+    """
+    for name, value, least in (("k", k, 1), ("m", m, 1)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name}: expected an int >= {least}, got {value!r}")
+    if kind == "srnn-onehot":
+        return stack_srnn(k, m, onehot(k), kind)
+    if kind == "srnn-log":
+        return stack_srnn(k, m, logarithmic(k), kind)
+    if kind == "lstm-onehot":
+        return stack_lstm(k, m, onehot(k), kind)
+    if kind == "lstm-log":
+        return stack_lstm(k, m, logarithmic(k), kind)
+    if kind == "srnn-dfa":
+        return dfa_srnn(k, m)
+    raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+
+
+def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Verification:
+    """Whether ``model`` generates Dyck-(model.k, model.m): a breadth-first search over
+    every reachable state (``exhaustive``) or random walks (``steps``, ``walks``, ``seed``)."""
+    if exhaustive:
+        return verify_exhaustive(model, **options)
+    return verify_walks(model, **options)
+
+
+__all__ = ["KINDS", "Generator", "GeneratorLSTM", "GeneratorRNN", "Verification", "build", "verify"]

@@ -1,0 +1,107 @@
+"""The hand-built Dyck-(k,m) generators: sizes, exact generation, and the checker itself."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from memrnn.constructions import KINDS, build, verify
+from memrnn.constructions.encodings import logarithmic, onehot
+from memrnn.languages.dyck import DyckDFA, is_dyck
+
+
+def theorem_units(kind: str, k: int, m: int) -> int:
+    b = math.ceil(math.log2(k)) if k > 1 else 0
+    return {
+        "srnn-onehot": 2 * m * k,
+        "lstm-onehot": m * k,
+        "srnn-log": 6 * m * b - 2 * m,
+        "lstm-log": 3 * m * b - m,
+        "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
+    }[kind]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("k", "m"), [(2, 1), (2, 4), (3, 2), (5, 3), (7, 1), (6, 2)])
+def test_generates_dyck_exhaustively(kind: str, k: int, m: int) -> None:
+    model = build(kind, k, m)
+    assert model.hidden_size == theorem_units(kind, k, m)
+    result = verify(model)
+    assert result.generates and result.exhaustive
+    assert result.max_forbidden < 1e-30 and result.min_allowed >= 1 / (k + 2)
+    assert result.states >= DyckDFA(k, m).num_stacks  # every stack was reached
+
+
+@pytest.mark.parametrize("kind", ["srnn-onehot", "lstm-onehot"])
+def test_one_bracket_type(kind: str) -> None:
+    assert verify(build(kind, 1, 3)).generates
+
+
+@pytest.mark.parametrize("kind", ["srnn-log", "lstm-log"])
+def test_long_walks_on_a_large_language(kind: str) -> None:
+    result = verify(build(kind, 64, 10), exhaustive=False, steps=400, walks=4)
+    assert result.generates and not result.exhaustive and result.states == 1600
+
+
+def test_the_checker_catches_a_wrong_network() -> None:
+    """Swap two close brackets' readout rows: the checker must say it no longer generates."""
+    model = build("srnn-onehot", 3, 2)
+    V = model.V.clone()
+    model.V[3], model.V[4] = V[4], V[3]
+    result = verify(model)
+    assert not result.generates and result.max_forbidden > result.min_allowed
+
+
+def test_the_checker_refuses_unsaturated_states() -> None:
+    model = build("srnn-onehot", 2, 2)
+    model.b.mul_(0.0)  # every unit at sigmoid(small) now
+    with pytest.raises(RuntimeError, match="not saturated"):
+        verify(model)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_forward_gives_the_allowed_tokens_of_each_prefix(kind: str) -> None:
+    k, m = 3, 2
+    model = build(kind, k, m)
+    words = [[0, 1, 4, 3, 2, 5, 6], [2, 2, 5, 5, 6], [6]]
+    for word in words:
+        assert is_dyck(word, k, m)
+        probs = model(torch.tensor([word]))[0]
+        assert probs.shape == (len(word) + 1, 2 * k + 1)
+        assert torch.allclose(probs.sum(dim=1), torch.ones(len(word) + 1))
+        dfa = DyckDFA(k, m)
+        state = dfa.start
+        for t in range(len(word)):
+            np.testing.assert_array_equal(probs[t].numpy() > 1e-6, dfa.allowed(state))
+            state = dfa.step(state, word[t])
+
+
+def test_encodings_have_the_validity_property() -> None:
+    for encoding in (onehot(5), logarithmic(5), logarithmic(2), logarithmic(1000)):
+        scores = encoding.readout @ encoding.codes.T
+        np.testing.assert_array_equal(np.diag(scores), 1.0)
+        off = scores[~np.eye(len(scores), dtype=bool)]
+        assert (off <= 0).all()
+        np.testing.assert_array_equal(encoding.codes.sum(axis=1), encoding.ones)
+    assert logarithmic(5).width == 3 * 3 - 1
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="kind: expected one of"):
+        build("gru", 2, 2)
+    with pytest.raises(ValueError, match="k: expected an int >= 1"):
+        build("srnn-onehot", 0, 2)
+    with pytest.raises(ValueError, match="m: expected an int >= 1"):
+        build("lstm-onehot", 2, 0)
+    with pytest.raises(ValueError, match="k: the logarithmic code needs k >= 2"):
+        build("srnn-log", 1, 2)
+    model = build("srnn-onehot", 2, 2)
+    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 4"):
+        model(torch.tensor([[0, 5]]))
+    with pytest.raises(ValueError, match="tokens: expected a"):
+        model(torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="tokens: expected integer ids"):
+        model(torch.tensor([[0.0, 1.0]]))
