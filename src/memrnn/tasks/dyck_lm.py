@@ -1,0 +1,118 @@
+"""Dyck-(k,m) language modelling (Hewitt et al. 2020, section 8 and Appendix H): batches,
+perplexity, and the bracket-closing metric.
+
+Bracket closing (Appendix H.4): at every close bracket of a test string, the model's
+probability of the correct close bracket divided by its probability of any close bracket
+(Eq. H.4); the model is confident there when that ratio exceeds 0.8. p_l is the fraction
+of confident closes among those separated from their open bracket by l tokens (l = 0 for
+"()"), and the metric is the mean of p_l over the distances l that occur.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+PAD = -1  # padding id in token batches; ignored by the loss
+CONFIDENT = 0.8
+
+
+def pad(strings: Sequence[np.ndarray]) -> Tensor:
+    """(B, T) int64 token ids, shorter strings padded with PAD at the end."""
+    width = max(len(s) for s in strings)
+    out = np.full((len(strings), width), PAD, dtype=np.int64)
+    for row, s in enumerate(strings):
+        out[row, : len(s)] = s
+    return torch.from_numpy(out)
+
+
+def batches(
+    strings: Sequence[np.ndarray], size: int, rng: np.random.Generator | None = None
+) -> Iterator[Tensor]:
+    """Padded batches of ``size`` strings, in a random order when ``rng`` is given."""
+    order = rng.permutation(len(strings)) if rng is not None else np.arange(len(strings))
+    for start in range(0, len(order), size):
+        yield pad([strings[i] for i in order[start : start + size]])
+
+
+def loss(model: nn.Module, tokens: Tensor) -> Tensor:
+    """Mean cross entropy per (non-padding) token."""
+    logits = model(tokens)
+    return nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), tokens.reshape(-1), ignore_index=PAD
+    )
+
+
+@torch.no_grad()
+def perplexity(model: nn.Module, strings: Sequence[np.ndarray], batch: int = 100) -> float:
+    """exp of the mean cross entropy per token over ``strings``."""
+    total, count = 0.0, 0
+    for tokens in batches(strings, batch):
+        logits = model(tokens)
+        nll = nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), tokens.reshape(-1), ignore_index=PAD,
+            reduction="sum",
+        )  # fmt: skip
+        total += float(nll)
+        count += int((tokens != PAD).sum())
+    return float(np.exp(total / count))
+
+
+def close_distances(string: np.ndarray, k: int) -> list[tuple[int, int, int]]:
+    """(position, bracket, distance) of every close bracket in ``string``: the distance
+    is the number of tokens between it and its open bracket."""
+    stack: list[tuple[int, int]] = []
+    closes = []
+    for t, token in enumerate(string.tolist()):
+        if token < k:
+            stack.append((t, token))
+        elif token < 2 * k:
+            opened, bracket = stack.pop()
+            if bracket != token - k:
+                raise ValueError(f"string: close bracket {token} at {t} does not match")
+            closes.append((t, bracket, t - opened - 1))
+    return closes
+
+
+@dataclass(frozen=True)
+class ClosingScores:
+    """The bracket-closing metric.
+
+    Attributes:
+        by_distance: {l: (confident closes, closes)} at each distance l.
+        mean: mean over l of p_l = confident / closes.
+    """
+
+    by_distance: dict[int, tuple[int, int]]
+    mean: float
+
+    def curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distances l and p_l, sorted by l (Figure 3 of the seed)."""
+        distances = np.array(sorted(self.by_distance))
+        confident = [self.by_distance[d][0] / self.by_distance[d][1] for d in distances]
+        return distances, np.array(confident)
+
+
+@torch.no_grad()
+def bracket_closing(
+    model: nn.Module, strings: Sequence[np.ndarray], k: int, batch: int = 100
+) -> ClosingScores:
+    """The bracket-closing metric of ``model`` on ``strings`` (Appendix H.4)."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for start in range(0, len(strings), batch):
+        chunk = strings[start : start + batch]
+        probs = torch.softmax(model(pad(chunk)), dim=-1).double().numpy()
+        for row, string in enumerate(chunk):
+            for t, bracket, distance in close_distances(np.asarray(string), k):
+                closes = probs[row, t, k : 2 * k]
+                ratio = closes[bracket] / closes.sum()
+                counts[distance][0] += int(ratio > CONFIDENT)
+                counts[distance][1] += 1
+    by_distance = {d: (c[0], c[1]) for d, c in sorted(counts.items())}
+    ps = [c / n for c, n in by_distance.values()]
+    return ClosingScores(by_distance, float(np.mean(ps)) if ps else float("nan"))
