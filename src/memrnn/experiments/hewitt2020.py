@@ -178,6 +178,11 @@ def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dic
 QUICK_EXHAUSTIVE = [(2, 3), (3, 3), (4, 3), (8, 3), (2, 5), (3, 5), (5, 2)]
 WALKED = [(128, 5), (64, 10), (1000, 3)]
 EFFICIENT = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log")
+# LSTMs trained per cell; the cell reports the seed with the best dev bracket closing
+# (selection on dev, as one would choose a model) and the median over seeds. Measured:
+# on Dyck-(2,3) with 2e5 tokens, 6 of seeds 0-7 reach test 0.99 or more; two stop at
+# 0.94 and 0.92 with dev 0.99 (they fail at distances beyond 40).
+LM_SEEDS = 3
 
 
 class Hewitt2020(Experiment):
@@ -209,10 +214,10 @@ class Hewitt2020(Experiment):
                     configs.append(Hewitt2020Config(part="construction", kind=kind, k=k, m=m))
             for kind in EFFICIENT:
                 for k, m in WALKED:
+                    # one-hot codes at k = 1000 have 3000-6000 dense units: 30 s per 1000 steps
+                    steps = 1_000 if profile == "quick" and k * m >= 3000 else 10_000
                     configs.append(
-                        Hewitt2020Config(
-                            part="construction", kind=kind, k=k, m=m, walk_steps=10_000
-                        )
+                        Hewitt2020Config(part="construction", kind=kind, k=k, m=m, walk_steps=steps)
                     )
             sizes: tuple[int, ...]
             ks: tuple[int, ...]
@@ -233,7 +238,10 @@ class Hewitt2020(Experiment):
                             if size >= 20_000_000 or (k == 128 and size >= 2_000_000)
                             else 0.01
                         )
-                        configs.append(Hewitt2020Config(k=k, m=m, train_tokens=size, lr=lr))
+                        for seed in range(LM_SEEDS):
+                            configs.append(
+                                Hewitt2020Config(k=k, m=m, train_tokens=size, lr=lr, seed=seed)
+                            )
         return [self._spec(profile, c) for c in configs]
 
     def _spec(self, profile: Profile, config: Hewitt2020Config) -> RunSpec:
@@ -283,18 +291,19 @@ class Hewitt2020(Experiment):
                         "states",
                     )
                 }
-            else:
-                row = f"k={c['k']} m={c['m']} {c['train_tokens']:,} tokens"
-                lms[row] = {
-                    name: Cell(r.metrics[name], seeds=(r.spec.seed,), wall_seconds=r.wall_seconds)
-                    for name in (
-                        "units",
-                        "dev_closing",
-                        "test_closing",
-                        "test_perplexity",
-                        "epochs",
-                    )
-                }
+        for (k, m, size), runs in _lm_cells(records).items():
+            chosen = max(runs, key=lambda r: (r.metrics["dev_closing"], -r.spec.seed))
+            tests = [r.metrics["test_closing"] for r in runs]
+            seeds = tuple(r.spec.seed for r in runs)
+            wall = sum(r.wall_seconds for r in runs)
+            lms[f"k={k} m={m} {size:,} tokens"] = {
+                "units": Cell(chosen.metrics["units"], seeds=seeds),
+                "seeds": Cell(float(len(runs)), seeds=seeds),
+                "dev_closing": Cell(chosen.metrics["dev_closing"], seeds=(chosen.spec.seed,)),
+                "test_closing": Cell(chosen.metrics["test_closing"], seeds=(chosen.spec.seed,)),
+                "test_median": Cell(float(np.median(tests)), seeds=seeds, wall_seconds=wall),
+                "test_min": Cell(float(np.min(tests)), seeds=seeds),
+            }
         return [
             Table(
                 "constructions",
@@ -307,9 +316,10 @@ class Hewitt2020(Experiment):
             ),
             Table(
                 "lm",
-                "LSTM language models: bracket-closing metric mean_l p_l on dev (training lengths) "
-                "and test (longer strings), test perplexity, epochs trained",
-                ["units", "dev_closing", "test_closing", "test_perplexity", "epochs"],
+                "LSTM language models: bracket-closing metric mean_l p_l of the seed with the "
+                "best dev score, on dev (training lengths) and test (longer strings); the median "
+                "and the smallest test score over the seeds",
+                ["units", "seeds", "dev_closing", "test_closing", "test_median", "test_min"],
                 lms,
             ),
         ]
@@ -324,14 +334,14 @@ class Hewitt2020(Experiment):
                 f"{ok} of {len(built)} constructions generate Dyck-(k,m); {exact} of them have "
                 "exactly the theorem's hidden units."
             )
-        for r in records:
-            c = r.spec.config
-            if c["part"] == "lm":
-                lines.append(
-                    f"LSTM, k={c['k']}, m={c['m']}, {c['train_tokens']:,} training tokens: test "
-                    f"bracket closing {r.metrics['test_closing']:.4f} (error "
-                    f"{1 - r.metrics['test_closing']:.1e}), dev {r.metrics['dev_closing']:.4f}."
-                )
+        for (k, m, size), runs in _lm_cells(records).items():
+            chosen = max(runs, key=lambda r: (r.metrics["dev_closing"], -r.spec.seed))
+            tests = ", ".join(f"{r.metrics['test_closing']:.4f}" for r in runs)
+            lines.append(
+                f"LSTM, k={k}, m={m}, {size:,} training tokens: test bracket closing "
+                f"{chosen.metrics['test_closing']:.4f} for the seed chosen on dev (seed "
+                f"{chosen.spec.seed}); every seed: {tests}."
+            )
         return lines
 
     def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
@@ -357,13 +367,24 @@ class Hewitt2020(Experiment):
     def scale(self, profile: Profile) -> str:
         if profile == "quick":
             return (
-                "constructions verified exhaustively on small (k, m) and by 10,000-step walks on "
-                "(128,5), (64,10), (1000,3); LSTMs for k in {2, 8}, m = 3, 2e4 and 2e5 training "
-                "tokens, one seed (the paper: k up to 128, m in {3, 5}, up to 2e7 tokens)"
+                "constructions verified exhaustively on small (k, m) and by 10,000-step walks "
+                "(1,000 for the one-hot codes at k = 1000) on (128,5), (64,10), (1000,3); LSTMs "
+                f"for k in {{2, 8}}, m = 3, 2e4 and 2e5 training tokens, {LM_SEEDS} seeds each "
+                "(the paper: k up to 128, m in {3, 5}, up to 2e7 tokens)"
             )
         if profile == "paper":
             return "the paper's LSTM grid and the exhaustive sweep over k^m <= 20000"
         return super().scale(profile)
+
+
+def _lm_cells(records: Sequence[RunRecord]) -> dict[tuple[int, int, int], list[RunRecord]]:
+    """The language-model runs grouped by (k, m, training tokens), seeds together."""
+    cells: dict[tuple[int, int, int], list[RunRecord]] = {}
+    for r in sorted(records, key=lambda r: r.spec.seed):
+        c = r.spec.config
+        if c["part"] == "lm":
+            cells.setdefault((c["k"], c["m"], c["train_tokens"]), []).append(r)
+    return dict(sorted(cells.items()))
 
 
 def _paper_sweep() -> list[tuple[int, int]]:
