@@ -215,7 +215,9 @@ class Hewitt2020(Experiment):
             for kind in EFFICIENT:
                 for k, m in WALKED:
                     # one-hot codes at k = 1000 have 3000-6000 dense units: 30 s per 1000 steps
-                    steps = 1_000 if profile == "quick" and k * m >= 3000 else 10_000
+                    steps = (
+                        1_000 if profile == "quick" and "onehot" in kind and k >= 1000 else 10_000
+                    )
                     configs.append(
                         Hewitt2020Config(part="construction", kind=kind, k=k, m=m, walk_steps=steps)
                     )
