@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from memrnn.experiments.hewitt2020 import (
     _paper_sweep,
     lstm_units,
     theorem_units,
+    train_language_model,
 )
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
@@ -45,7 +47,22 @@ def test_config_validation() -> None:
         Hewitt2020Config(k=1).validate()
 
 
-def test_smoke_reproduce(tmp_path: Path) -> None:
+def test_splits_are_written_once_and_reused(tmp_path: Path) -> None:
+    config = Hewitt2020Config(
+        k=2, m=3, train_tokens=300, dev_tokens=200, test_tokens=400, max_epochs=1,
+        data_dir=str(tmp_path / "dyck"),
+    )  # fmt: skip
+    first, _ = train_language_model(config)
+    (stored,) = (tmp_path / "dyck").glob("*.npz")
+    written = stored.stat().st_mtime_ns
+    again, _ = train_language_model(config)
+    assert again == first and stored.stat().st_mtime_ns == written
+    in_memory, _ = train_language_model(dataclasses.replace(config, data_dir=""))
+    assert in_memory == first
+
+
+def test_smoke_reproduce(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the runs write their splits under data/
     summary = reproduce([Hewitt2020()], "smoke", tmp_path, LocalBackend(workers=1))
     assert not summary.failed and summary.planned == 5
     results = json.loads((tmp_path / "results.json").read_text())

@@ -34,7 +34,7 @@ from memrnn.experiments.base import (
     Trainable,
     TrainConfig,
 )
-from memrnn.languages.dyck import make_splits
+from memrnn.languages.dyck import load_or_make_splits, make_splits
 from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.tasks.dyck_lm import batches, bracket_closing, loss, perplexity
 
@@ -75,6 +75,9 @@ class Hewitt2020Config(TrainConfig):
         patience: epochs without a new best dev perplexity before stopping (3).
         lr: the starting learning rate (0.01; the seed uses 0.001 for 2e7 tokens).
         batch_size: strings per Adam step (10).
+        data_dir: where the splits are written once and read again (relative to the
+            working directory; "" samples them in memory). The same seed gives the same
+            strings either way.
     """
 
     part: str = "lm"
@@ -89,6 +92,7 @@ class Hewitt2020Config(TrainConfig):
     lr: float = 0.01
     batch_size: int = 10
     patience: int = 3
+    data_dir: str = "data/dyck"
 
     def validate(self) -> None:
         super().validate()
@@ -103,10 +107,11 @@ class Hewitt2020Config(TrainConfig):
 
 def train_language_model(config: Hewitt2020Config) -> tuple[dict[str, float], dict[str, Any]]:
     """Appendix H.3's recipe on fresh splits; metrics and artifacts of the best model."""
-    splits = make_splits(
-        config.k, config.m, config.seed, config.train_tokens, config.dev_tokens,
-        config.test_tokens,
-    )  # fmt: skip
+    sizes = (config.train_tokens, config.dev_tokens, config.test_tokens)
+    if config.data_dir:
+        splits = load_or_make_splits(config.data_dir, config.k, config.m, config.seed, *sizes)
+    else:
+        splits = make_splits(config.k, config.m, config.seed, *sizes)
     train, dev, test = list(splits.train), list(splits.dev), list(splits.test)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
