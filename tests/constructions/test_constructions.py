@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 import torch
 
-from memrnn.constructions import KINDS, build, verify
+from memrnn.constructions import KINDS, build, theorem_units, verify
 from memrnn.constructions.encodings import logarithmic, onehot
 from memrnn.languages.dyck import DyckDFA, is_dyck
-
-
-def theorem_units(kind: str, k: int, m: int) -> int:
-    b = math.ceil(math.log2(k)) if k > 1 else 0
-    return {
-        "srnn-onehot": 2 * m * k,
-        "lstm-onehot": m * k,
-        "srnn-log": 6 * m * b - 2 * m,
-        "lstm-log": 3 * m * b - m,
-        "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
-    }[kind]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -87,6 +74,16 @@ def test_encodings_have_the_validity_property() -> None:
         assert (off <= 0).all()
         np.testing.assert_array_equal(encoding.codes.sum(axis=1), encoding.ones)
     assert logarithmic(5).width == 3 * 3 - 1
+
+
+def test_theorem_units_by_hand() -> None:
+    # k = 5 needs 3 bits: psi_* has 3 * 3 - 1 = 8 dimensions per slot
+    assert theorem_units("srnn-log", 5, 3) == 2 * 3 * 8
+    assert theorem_units("lstm-log", 5, 3) == 3 * 8
+    assert theorem_units("srnn-onehot", 5, 3) == 30 and theorem_units("lstm-onehot", 5, 3) == 15
+    assert theorem_units("srnn-dfa", 2, 3) == 2 * (2 + 4 + 8)
+    with pytest.raises(ValueError, match="kind: expected one of"):
+        theorem_units("gru", 2, 2)
 
 
 def test_bad_arguments() -> None:

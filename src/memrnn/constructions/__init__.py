@@ -9,6 +9,8 @@ locally epsilon-truncated support is exactly Dyck-(k,m).
 
 from __future__ import annotations
 
+import math
+
 from memrnn.constructions.encodings import logarithmic, onehot
 from memrnn.constructions.lstm import GeneratorLSTM, stack_lstm
 from memrnn.constructions.srnn import GeneratorRNN, dfa_srnn, stack_srnn
@@ -16,6 +18,22 @@ from memrnn.constructions.verify import Verification, verify_exhaustive, verify_
 
 KINDS = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log", "srnn-dfa")
 Generator = GeneratorRNN | GeneratorLSTM
+
+
+def theorem_units(kind: str, k: int, m: int) -> int:
+    """The hidden units each theorem states for Dyck-(k,m); for Theorem 1's O(k^(m+1)),
+    the 2 (k + k^2 + ... + k^m) units of ``srnn-dfa``."""
+    bits = math.ceil(math.log2(k)) if k > 1 else 0
+    units = {
+        "srnn-onehot": 2 * m * k,
+        "lstm-onehot": m * k,
+        "srnn-log": 6 * m * bits - 2 * m,
+        "lstm-log": 3 * m * bits - m,
+        "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
+    }
+    if kind not in units:
+        raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    return units[kind]
 
 
 def build(kind: str, k: int, m: int) -> Generator:
@@ -49,4 +67,13 @@ def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Veri
     return verify_walks(model, **options)
 
 
-__all__ = ["KINDS", "Generator", "GeneratorLSTM", "GeneratorRNN", "Verification", "build", "verify"]
+__all__ = [
+    "KINDS",
+    "Generator",
+    "GeneratorLSTM",
+    "GeneratorRNN",
+    "Verification",
+    "build",
+    "theorem_units",
+    "verify",
+]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from memrnn.constructions import build, verify
+from memrnn.constructions import build, theorem_units, verify
 from memrnn.experiments.base import (
     Cell,
     Experiment,
@@ -46,19 +46,7 @@ PRECISION_BITS = 32  # p in the lower bound m log2(k) / p, for float32
 
 def lstm_units(k: int, m: int) -> int:
     """3 m ceil(log2 k) - m, the seed's LSTM size (Theorem 5)."""
-    return 3 * m * math.ceil(math.log2(k)) - m
-
-
-def theorem_units(kind: str, k: int, m: int) -> int:
-    """The hidden units each theorem states (Theorem 1: the 2 (k + ... + k^m) of ours)."""
-    bits = math.ceil(math.log2(k)) if k > 1 else 0
-    return {
-        "srnn-onehot": 2 * m * k,
-        "lstm-onehot": m * k,
-        "srnn-log": 6 * m * bits - 2 * m,
-        "lstm-log": 3 * m * bits - m,
-        "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
-    }[kind]
+    return theorem_units("lstm-log", k, m)
 
 
 @dataclass(frozen=True)
