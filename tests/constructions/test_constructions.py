@@ -102,3 +102,28 @@ def test_bad_arguments() -> None:
         model(torch.tensor([0, 1]))
     with pytest.raises(ValueError, match="tokens: expected integer ids"):
         model(torch.tensor([[0.0, 1.0]]))
+
+
+@pytest.mark.parametrize(("k", "m"), [(1, 3), (2, 1), (3, 3), (7, 2)])
+def test_batched_masks_and_transitions_match_the_automaton(k: int, m: int) -> None:
+    from memrnn.constructions.verify import _allowed_masks, _transitions
+
+    dfa = DyckDFA(k, m)
+    codes = np.random.default_rng(0).integers(0, dfa.num_stacks, size=50)
+    masks = _allowed_masks(dfa, codes)
+    for row, code in enumerate(codes):
+        assert (masks[row] == dfa.allowed(dfa.decode(int(code)))).all()
+    rows, tokens, nxt = _transitions(dfa, codes)
+    want = sorted(
+        (row, t, dfa.step_code(int(code), t))
+        for row, code in enumerate(codes)
+        for t in np.flatnonzero(masks[row])
+        if t != dfa.end
+    )
+    assert sorted(zip(rows.tolist(), tokens.tolist(), nxt.tolist(), strict=True)) == want
+
+
+def test_search_in_small_chunks_equals_one_batch() -> None:
+    model = build("lstm-log", 5, 3)
+    whole = verify(model)
+    assert verify(model, chunk_elements=7) == whole and whole.states == 1 + 5 + 25 + 125

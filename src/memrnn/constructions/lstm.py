@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.constructions.encodings import Encoding
-from memrnn.constructions.srnn import LAMBDA, ZETA, check_tokens
+from memrnn.constructions.srnn import F32, LAMBDA, ZETA, check_tokens
 
 GAMMA = math.tanh(1.0)
 
@@ -113,7 +113,7 @@ def stack_lstm(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorLSTM:
         return slice(j * d, (j + 1) * d)
 
     weights = {
-        f"{kind}_{g}": np.zeros(shape)
+        f"{kind}_{g}": np.zeros(shape, F32)
         for g in "ifo"
         for kind, shape in (("W", (n, n)), ("U", (n, vocab)), ("b", (n,)))
     }
@@ -139,12 +139,12 @@ def stack_lstm(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorLSTM:
             W_o[slot(j), slot(above)] = (-1.0 if above <= j + 1 else -2.0) * LAMBDA * top
     U_o[:, :k] = U_o[:, end] = 0.5 * LAMBDA
     U_o[:, k : 2 * k] = 1.5 * LAMBDA
-    U_c = np.zeros((n, vocab))
+    U_c = np.zeros((n, vocab), F32)
     for j in range(m):
         U_c[slot(j), :k] = LAMBDA * encoding.codes.T
-    weights["U_c"], weights["b_c"] = U_c, np.zeros(n)
+    weights["U_c"], weights["b_c"] = U_c, np.zeros(n, F32)
 
-    V, c_out = np.zeros((vocab, n)), np.zeros(vocab)
+    V, c_out = np.zeros((vocab, n), F32), np.zeros(vocab, F32)
     V[:k, slot(m - 1)] = -ZETA * top  # open brackets while slot m - 1 is not the top
     c_out[:k] = 0.5 * ZETA
     for j in range(m):

@@ -21,6 +21,8 @@ from memrnn.constructions.encodings import Encoding
 
 LAMBDA = 100.0  # gate scale: sigmoid(LAMBDA / 2) == 1.0 in float32
 ZETA = 100.0  # softmax scale: forbidden tokens at e^-ZETA relative to allowed ones
+# weights are built in float32 directly: one-hot codes at large k have (2mk)^2 of them
+F32 = np.float32
 
 
 class GeneratorRNN(nn.Module):
@@ -121,7 +123,7 @@ def stack_srnn(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorRNN:
     def q(j: int) -> slice:
         return slice((m + j) * d, (m + j + 1) * d)
 
-    W, U, b = np.zeros((n, n)), np.zeros((n, vocab)), np.zeros(n)
+    W, U, b = np.zeros((n, n), F32), np.zeros((n, vocab), F32), np.zeros(n, F32)
     eye = np.eye(d)
     U[p(0), :k] = LAMBDA * encoding.codes.T  # bit r of psi(i) when i opens
     b[p(0)] = -0.5 * LAMBDA
@@ -135,7 +137,7 @@ def stack_srnn(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorRNN:
         b[q(j)] = -1.5 * LAMBDA
     b[q(m - 1)] = -0.5 * LAMBDA  # nothing rises into the bottom slot on a pop
 
-    V, c = np.zeros((vocab, n)), np.zeros(vocab)
+    V, c = np.zeros((vocab, n), F32), np.zeros(vocab, F32)
     full = -ZETA / encoding.ones  # times the bits of slot m - 1: -ZETA when it is full
     V[:k, p(m - 1)] = V[:k, q(m - 1)] = full
     c[:k] = 0.5 * ZETA
@@ -178,13 +180,13 @@ def dfa_srnn(k: int, m: int) -> GeneratorRNN:
             return w - 1.0, 1.0
         return w, 0.0
 
-    W, U, b = np.zeros((n, n)), np.zeros((n, vocab)), np.zeros(n)
+    W, U, b = np.zeros((n, n), F32), np.zeros((n, vocab), F32), np.zeros(n, F32)
     for unit, (q, token, _) in enumerate(transitions):
         w, const = indicator(q)
         W[unit] = LAMBDA * w
         U[unit, token] = LAMBDA
         b[unit] = LAMBDA * (const - 1.5)
-    V, c = np.zeros((vocab, n)), np.full(vocab, -0.5 * ZETA)
+    V, c = np.zeros((vocab, n), F32), np.full(vocab, -0.5 * ZETA, F32)
     for q in stacks:
         allowed = ([*range(k)] if len(q) < m else []) + ([k + q[-1]] if q else [2 * k])
         w, const = indicator(q)

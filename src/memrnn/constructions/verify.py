@@ -21,6 +21,7 @@ the end symbol, checking every step.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Protocol
@@ -83,49 +84,97 @@ class _Extremes:
         if (~allowed).any():
             self.max_forbidden = max(self.max_forbidden, float(probs[~allowed].max()))
 
+    def update_batch(self, probs: Tensor, allowed: Tensor) -> None:
+        """``update`` for (F, V) probabilities and masks at once."""
+        if allowed.any():
+            low = float(probs.masked_fill(~allowed, math.inf).min())
+            self.min_allowed = min(self.min_allowed, low)
+        if (~allowed).any():
+            high = float(probs.masked_fill(allowed, -math.inf).max())
+            self.max_forbidden = max(self.max_forbidden, high)
+
     def result(self, states: int, exhaustive: bool) -> Verification:
         ok = self.max_forbidden < self.min_allowed
-        return Verification(ok, self.min_allowed, self.max_forbidden, states, exhaustive)
+        return Verification(
+            bool(ok), float(self.min_allowed), float(self.max_forbidden), states, exhaustive
+        )
 
 
 def _allowed_mask(dfa: DyckDFA, code: int) -> np.ndarray:
     return dfa.allowed(dfa.decode(code))
 
 
+def _allowed_masks(dfa: DyckDFA, codes: np.ndarray) -> np.ndarray:
+    """``dfa.allowed`` for a batch of stack codes (F,), as an (F, 2k + 1) bool array:
+    with bijective base-k codes the top of a non-empty stack is (code - 1) mod k, and the
+    stacks of depth m have the largest codes."""
+    k = dfa.k
+    masks = np.zeros((len(codes), dfa.vocab_size), dtype=bool)
+    masks[:, :k] = (codes < dfa.num_stacks - k**dfa.m)[:, None]
+    rows = np.flatnonzero(codes > 0)
+    masks[rows, k + (codes[rows] - 1) % k] = True
+    masks[codes == 0, dfa.end] = True
+    return masks
+
+
+def _transitions(dfa: DyckDFA, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every allowed (row, token, next code) from a batch of stack codes, the end symbol
+    left out (nothing follows it): pushes of every bracket below depth m, and the pop of
+    the top."""
+    k = dfa.k
+    pushing = np.flatnonzero(codes < dfa.num_stacks - k**dfa.m)
+    push_rows = np.repeat(pushing, k)
+    push_tokens = np.tile(np.arange(k), len(pushing))
+    popping = np.flatnonzero(codes > 0)
+    rows = np.concatenate([push_rows, popping])
+    tokens = np.concatenate([push_tokens, k + (codes[popping] - 1) % k])
+    nxt = np.concatenate([codes[push_rows] * k + push_tokens + 1, (codes[popping] - 1) // k])
+    return rows, tokens, nxt
+
+
 @torch.no_grad()
-def verify_exhaustive(model: Generator, *, max_states: int = 2_000_000) -> Verification:
-    """Breadth-first search over every reachable (DFA state, network state) pair."""
+def verify_exhaustive(
+    model: Generator, *, max_states: int = 2_000_000, chunk_elements: int = 1 << 24
+) -> Verification:
+    """Breadth-first search over every reachable (DFA state, network state) pair.
+
+    Each level of the search is one batch: the distributions of its states, then one
+    network step per allowed token, both in chunks of about ``chunk_elements`` numbers.
+    """
     dfa = DyckDFA(model.k, model.m)
     extremes = _Extremes()
     state = model.initial_state(1)
-    seen = {(0, _key(state[0]))}
-    frontier_codes, frontier_states = [0], state
-    while frontier_codes:
-        probs = model.distribution(frontier_states).double().numpy()
-        sources, tokens, codes = [], [], []
-        for row, code in enumerate(frontier_codes):
-            allowed = _allowed_mask(dfa, code)
-            extremes.update(probs[row], allowed)
-            for token in np.flatnonzero(allowed):
-                if token == dfa.end:
-                    continue  # the string is complete; nothing follows the end symbol
-                sources.append(row)
-                tokens.append(int(token))
-                codes.append(dfa.step_code(code, int(token)))
-        if not sources:
+    seen = {(0, _keys(state)[0])}
+    codes, states = np.zeros(1, dtype=np.int64), state
+    while len(codes):
+        for rows in _chunks(len(codes), chunk_elements // dfa.vocab_size):
+            probs = model.distribution(states[rows])
+            allowed = torch.from_numpy(_allowed_masks(dfa, codes[rows])).to(probs.device)
+            extremes.update_batch(probs, allowed)
+        sources, tokens, nxt_codes = _transitions(dfa, codes)
+        keep_codes, keep_states = [], []
+        for rows in _chunks(len(sources), chunk_elements // max(1, states.shape[1])):
+            step_tokens = torch.from_numpy(tokens[rows]).to(states.device)
+            nxt = model.step(states[sources[rows]], step_tokens)
+            fresh = []
+            for row, key in enumerate(_keys(nxt)):
+                pair = (int(nxt_codes[rows][row]), key)
+                if pair not in seen:
+                    seen.add(pair)
+                    fresh.append(row)
+            keep_codes.append(nxt_codes[rows][fresh])
+            keep_states.append(nxt[torch.tensor(fresh, dtype=torch.long, device=nxt.device)])
+            if len(seen) > max_states:
+                raise RuntimeError(f"more than max_states = {max_states} reachable pairs")
+        if not keep_codes:
             break
-        nxt = model.step(frontier_states[sources], torch.tensor(tokens))
-        keep_codes, keep_rows = [], []
-        for row, code in enumerate(codes):
-            pair = (code, _key(nxt[row]))
-            if pair not in seen:
-                seen.add(pair)
-                keep_codes.append(code)
-                keep_rows.append(row)
-        if len(seen) > max_states:
-            raise RuntimeError(f"more than max_states = {max_states} reachable pairs")
-        frontier_codes, frontier_states = keep_codes, nxt[keep_rows]
+        codes, states = np.concatenate(keep_codes), torch.cat(keep_states)
     return extremes.result(len(seen), exhaustive=True)
+
+
+def _chunks(total: int, size: int) -> list[slice]:
+    size = max(1, size)
+    return [slice(lo, min(lo + size, total)) for lo in range(0, total, size)]
 
 
 @torch.no_grad()
@@ -139,13 +188,13 @@ def verify_walks(
     codes = [0] * walks
     states = model.initial_state(walks)
     for _ in range(steps):
-        probs = model.distribution(states).double().numpy()
+        probs = model.distribution(states).to("cpu", torch.float64).numpy()
         tokens = []
         for row, code in enumerate(codes):
             allowed = _allowed_mask(dfa, code)
             extremes.update(probs[row], allowed)
             tokens.append(_walk_token(dfa, code, allowed, rng))
-        states = model.step(states, torch.tensor(tokens))
+        states = model.step(states, torch.tensor(tokens, device=states.device))
         for row, token in enumerate(tokens):
             codes[row] = dfa.step_code(codes[row], token)
             if codes[row] == dfa.accept_code:  # start a new string
@@ -165,11 +214,19 @@ def _walk_token(dfa: DyckDFA, code: int, allowed: np.ndarray, rng: np.random.Gen
     return other[0]
 
 
-def _key(state: Tensor) -> bytes:
-    """Each unit as the index of its saturation level; raise if a unit sits at none."""
-    values = state.double().numpy()
-    distance = np.abs(values[:, None] - LEVELS[None, :])
-    nearest = distance.argmin(axis=1)
-    if distance[np.arange(len(values)), nearest].max(initial=0.0) > SATURATION:
+def _keys(states: Tensor) -> list[bytes]:
+    """Each state (row) as a digest of its units' saturation levels; raise if a unit sits
+    at none. A 16-byte BLAKE2 digest stands for the level indices, so that wide states
+    (tens of thousands of units) do not fill memory; a collision has chance 2^-128."""
+    values = states.to("cpu", torch.float64)
+    levels = torch.from_numpy(LEVELS)
+    nearest = torch.zeros(values.shape, dtype=torch.int8)
+    off = torch.full(values.shape, math.inf, dtype=torch.float64)
+    for index, level in enumerate(levels):
+        distance = (values - level).abs()
+        closer = distance < off
+        nearest[closer] = index
+        off = torch.minimum(off, distance)
+    if off.numel() and float(off.max()) > SATURATION:
         raise RuntimeError("a network state is not saturated; rounding it would be unsound")
-    return nearest.astype(np.int8).tobytes()
+    return [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in nearest.numpy()]
