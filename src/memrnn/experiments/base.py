@@ -169,6 +169,7 @@ class RunRecord:
     artifacts: Mapping[str, Any]
     code_version: str
     wall_seconds: float
+    history: Sequence[tuple[int, str, float]] = ()  # (step, metric, value) of each evaluation
 
 
 @dataclass(frozen=True)

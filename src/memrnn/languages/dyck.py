@@ -48,18 +48,16 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import os
-import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
 from memrnn.errors import UserError
-from memrnn.runner.files import write_atomic
+from memrnn.runner.files import load_arrays, save_arrays
 
 TOKEN_DTYPE = np.int32
 """The dtype of sampled and stored token arrays."""
@@ -684,39 +682,20 @@ _SPLITS = ("train", "dev", "test")
 
 
 def _meta(params: SplitParams) -> dict[str, Any]:
-    # Through JSON, so that it compares equal to what a file records (tuples become lists).
-    return json.loads(
-        json.dumps({"format": _FORMAT, "language": "dyck", **dataclasses.asdict(params)})
-    )
+    return {"format": _FORMAT, "language": "dyck", **dataclasses.asdict(params)}
 
 
 def _save(path: Path, splits: DyckSplits) -> None:
-    arrays: dict[str, Any] = {"meta": np.array(json.dumps(_meta(splits.params)))}
+    arrays: dict[str, np.ndarray] = {}
     for name in _SPLITS:
         strings: DyckStrings = getattr(splits, name)
         arrays[f"{name}_tokens"] = strings.tokens
         arrays[f"{name}_offsets"] = strings.offsets
-
-    def write(f: BinaryIO) -> None:
-        np.savez_compressed(f, **arrays)
-
-    write_atomic(path, write)
+    save_arrays(path, _meta(splits.params), arrays)
 
 
 def _load(path: Path, params: SplitParams) -> DyckSplits:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            recorded = json.loads(str(data["meta"]))
-            arrays = {name: data[name] for name in data.files if name != "meta"}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-        raise UserError(
-            f"{path}: cannot read the splits ({exc}); delete it to make them again"
-        ) from exc
-    if recorded != _meta(params):
-        raise UserError(
-            f"{path}: the file records {recorded}, not the requested {_meta(params)}; "
-            "delete it to make the splits again"
-        )
+    arrays = load_arrays(path, _meta(params), "splits")
     try:
         loaded = {
             name: DyckStrings(

@@ -1,12 +1,19 @@
-"""Writing files atomically: a reader sees the old file or the new one, never half of one."""
+"""Writing files atomically: a reader sees the old file or the new one, never half of one;
+and arrays with the parameters they were made from, read back without pickle."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from memrnn.errors import UserError
 
 
 def _umask() -> int:
@@ -35,3 +42,37 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def save_arrays(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    """Write ``arrays`` and the JSON of ``meta`` to the ``.npz`` file ``path`` atomically."""
+    contents: dict[str, Any] = {"meta": np.array(json.dumps(meta)), **arrays}
+
+    def write(f: BinaryIO) -> None:
+        np.savez_compressed(f, **contents)
+
+    write_atomic(path, write)
+
+
+def load_arrays(path: Path, meta: Mapping[str, Any], what: str) -> dict[str, np.ndarray]:
+    """The arrays of a file written by :func:`save_arrays`, read without pickle.
+
+    ``meta`` is compared with what the file records (through JSON, so tuples equal lists):
+    a file made with other parameters, or one that cannot be read, is a UserError naming
+    the file and ``what`` it should hold, not silently replaced, since results may rest on it.
+    """
+    wanted = json.loads(json.dumps(meta))
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            recorded = json.loads(str(data["meta"]))
+            arrays = {name: data[name] for name in data.files if name != "meta"}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise UserError(
+            f"{path}: cannot read the {what} ({exc}); delete it to make them again"
+        ) from exc
+    if recorded != wanted:
+        raise UserError(
+            f"{path}: the file records {recorded}, not the requested {wanted}; "
+            f"delete it to make the {what} again"
+        )
+    return arrays

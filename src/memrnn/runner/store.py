@@ -161,6 +161,13 @@ class ResultsStore:
             )
             artifacts = json.loads(row["artifacts"] or "{}")
             records.append(
-                RunRecord(spec, metrics, artifacts, row["code_version"], row["wall_seconds"])
+                RunRecord(
+                    spec,
+                    metrics,
+                    artifacts,
+                    row["code_version"],
+                    row["wall_seconds"],
+                    self.history(spec.key),
+                )
             )
         return records

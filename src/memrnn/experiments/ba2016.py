@@ -1,0 +1,291 @@
+"""Ba, Hinton, Mnih, Leibo, Ionescu (2016), *Using Fast Weights to Attend to the Recent
+Past*, section 4.1 (seed 003): associative retrieval, Table 1.
+
+Four recurrent models with R units read ``c9k8j3f1??c`` and name the digit stored with
+the query key: the Fast Weights RNN, an IRNN, an LSTM and an LSTM with attention over its
+past states (A-LSTM), each with the paper's readout (a 100-unit ReLU layer, then a softmax
+over the 10 digits). All runs of a profile share one set of splits (100k / 10k / 20k),
+written once under ``data_dir``; validation error is logged during training (the learning
+curves) and the table reports the test error of the final model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from memrnn.experiments.base import (
+    Cell,
+    Experiment,
+    Profile,
+    RunRecord,
+    RunSpec,
+    Table,
+    TrainConfig,
+)
+from memrnn.models.baselines import ENCODERS, Retriever
+from memrnn.tasks.retrieval import (
+    CLASSES,
+    SPLIT_SIZES,
+    VOCAB_SIZE,
+    load_or_make_splits,
+    make_splits,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# Table 1 of the paper: test error (%) by model and R
+PAPER_TABLE1 = {
+    "irnn": {20: 62.11, 50: 60.23, 100: 0.34},
+    "lstm": {20: 60.81, 50: 1.85, 100: 0.0},
+    "alstm": {20: 60.13, 50: 1.62, 100: 0.0},
+    "fast_weights": {20: 1.81, 50: 0.0, 100: 0.0},
+}
+MODEL_NAMES = {"irnn": "IRNN", "lstm": "LSTM", "alstm": "A-LSTM", "fast_weights": "Fast weights"}
+
+
+@dataclass(frozen=True)
+class Ba2016Config(TrainConfig):
+    """One associative-retrieval run (the training fields come from ``TrainConfig``).
+
+    Attributes:
+        model: "fast_weights", "irnn", "lstm" or "alstm".
+        hidden: R, the recurrent units.
+        pairs: key-value pairs per example (4: ``c9k8j3f1??c``).
+        decay, fast_lr, inner_steps: lambda, eta and S of the fast weights.
+        norm: where the fast weights' layer normalisation sits ("sum": the paper).
+        recurrent_scale: the recurrent matrix starts as this times the identity
+            (fast weights and IRNN only).
+        readout: units of the hidden ReLU layer before the softmax.
+        data_seed: seeds the splits, shared by every run of a profile.
+        train_size, validation_size, test_size: examples per split.
+        data_dir: where the splits are written once ("" keeps them in memory).
+    """
+
+    steps: int = 20_000
+    batch_size: int = 128
+    lr: float = 1e-3
+    clip: float = 5.0
+    eval_every: int = 1000
+    checkpoint_every: int = 1000
+    monitor: str = "val_error"
+    monitor_mode: str = "min"
+    model: str = "fast_weights"
+    hidden: int = 20
+    pairs: int = 4
+    decay: float = 0.95
+    fast_lr: float = 0.5
+    inner_steps: int = 1
+    norm: str = "sum"
+    recurrent_scale: float = 0.05
+    readout: int = 100
+    data_seed: int = 0
+    train_size: int = SPLIT_SIZES[0]
+    validation_size: int = SPLIT_SIZES[1]
+    test_size: int = SPLIT_SIZES[2]
+    data_dir: str = "data/retrieval"
+
+    def validate(self) -> None:
+        super().validate()
+        if self.model not in ENCODERS:
+            raise ValueError(f"model: expected one of {', '.join(ENCODERS)}, got {self.model!r}")
+        sizes = ("hidden", "pairs", "inner_steps", "readout")
+        for name in (*sizes, "train_size", "validation_size", "test_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        if self.norm not in ("sum", "slow"):
+            raise ValueError(f"norm: expected sum or slow, got {self.norm!r}")
+
+    def model_options(self) -> dict[str, Any]:
+        """The encoder's own settings."""
+        if self.model == "fast_weights":
+            return {
+                "decay": self.decay,
+                "fast_lr": self.fast_lr,
+                "inner_steps": self.inner_steps,
+                "recurrent_scale": self.recurrent_scale,
+                "norm": self.norm,
+            }
+        if self.model == "irnn":
+            return {"recurrent_scale": self.recurrent_scale}
+        return {}
+
+
+class RetrievalRun:
+    """One run: a ``Retriever`` and the splits it trains and is scored on."""
+
+    def __init__(self, config: Ba2016Config, device: torch.device) -> None:
+        self.config, self.device = config, device
+        sizes = (config.train_size, config.validation_size, config.test_size)
+        if config.data_dir:
+            splits = load_or_make_splits(config.data_dir, config.data_seed, config.pairs, sizes)
+        else:
+            splits = make_splits(config.data_seed, config.pairs, sizes)
+        self.train, self.validation, self.test = (
+            tuple(torch.from_numpy(a).to(device) for a in split)
+            for split in (splits.train, splits.validation, splits.test)
+        )
+        self.model = Retriever(
+            config.model, VOCAB_SIZE, config.hidden, CLASSES, config.readout,
+            **config.model_options(),
+        ).to(device)  # fmt: skip
+
+    def training_batch(self, rng: np.random.Generator) -> tuple[Tensor, Tensor]:
+        rows = torch.from_numpy(rng.integers(0, len(self.train[0]), self.config.batch_size))
+        rows = rows.to(self.device)
+        return self.train[0][rows], self.train[1][rows]
+
+    def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
+        inputs, targets = batch
+        return F.cross_entropy(self.model(inputs), targets)
+
+    def _score(self, split: tuple[Tensor, ...]) -> tuple[float, float]:
+        """Error rate and mean cross-entropy over a whole split, in chunks."""
+        wrong, total_loss = 0, 0.0
+        for lo in range(0, len(split[0]), 5000):
+            inputs, targets = split[0][lo : lo + 5000], split[1][lo : lo + 5000]
+            scores = self.model(inputs)
+            wrong += int((scores.argmax(dim=1) != targets).sum())
+            total_loss += float(F.cross_entropy(scores, targets, reduction="sum"))
+        return wrong / len(split[0]), total_loss / len(split[0])
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        val_error, val_loss = self._score(self.validation)
+        test_error, _ = self._score(self.test)
+        return {"val_error": val_error, "val_loss": val_loss, "test_error": test_error}
+
+    def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"parameters": sum(p.numel() for p in self.model.parameters())}
+
+
+_STEPS = {"smoke": 30, "quick": 20_000, "paper": 100_000}
+_HIDDEN = {"smoke": (8,), "quick": (20, 50), "paper": (20, 50, 100)}
+_SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
+
+
+class Ba2016(Experiment):
+    name = "ba2016"
+    title = "Fast weights on associative retrieval, against IRNN, LSTM and A-LSTM"
+    reproduces = "Ba et al. (2016), Using Fast Weights to Attend to the Recent Past: Table 1"
+    config_type = Ba2016Config
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        specs = []
+        for model in ("fast_weights", "irnn", "lstm", "alstm"):
+            for hidden in _HIDDEN[profile]:
+                for seed in _SEEDS[profile]:
+                    settings: dict[str, Any] = {"steps": _STEPS[profile]}
+                    if profile == "smoke":
+                        settings.update(eval_every=10, checkpoint_every=10, data_dir="")
+                        settings.update(train_size=500, validation_size=200, test_size=200)
+                    config = Ba2016Config(
+                        seed=seed,
+                        model=model,
+                        hidden=hidden,
+                        recurrent_scale=1.0 if model == "irnn" else 0.05,
+                        **settings,
+                    )
+                    specs.append(
+                        RunSpec(
+                            self.name,
+                            f"{model}/R{hidden}/seed{seed}",
+                            profile,
+                            config.to_dict(),
+                            model=MODEL_NAMES[model],
+                            task=f"retrieval-R{hidden}",
+                        )
+                    )
+        return specs
+
+    def build(self, config: TrainConfig, device: torch.device) -> RetrievalRun:
+        if not isinstance(config, Ba2016Config):
+            raise TypeError(f"ba2016 needs a Ba2016Config, got {type(config).__name__}")
+        return RetrievalRun(config, device)
+
+    def scale(self, profile: Profile) -> str:
+        c = Ba2016Config()
+        seeds = len(_SEEDS[profile])
+        return (
+            f"R in {set(_HIDDEN[profile])}, {seeds} seed(s) per cell, {_STEPS[profile]:,} Adam "
+            f"steps (lr {c.lr}, batch {c.batch_size}, gradient norm clipped at {c.clip}); "
+            f"fast weights with lambda {c.decay}, eta {c.fast_lr}, S {c.inner_steps}, "
+            f"W = {c.recurrent_scale} I and the layer normalisation over the whole sum (the "
+            f"paper's equation); IRNN W = I; readout {c.readout} ReLU units. The test error "
+            "is the final model's."
+        )
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        rows: dict[str, dict[str, Cell]] = {}
+        for model, by_hidden in _cells(records).items():
+            rows[MODEL_NAMES[model]] = {
+                f"R={hidden}": Cell(
+                    100 * float(np.mean([r.metrics["test_error"] for r in runs])),
+                    PAPER_TABLE1[model].get(hidden),
+                    tuple(r.spec.seed for r in runs),
+                    sum(r.wall_seconds for r in runs),
+                    std=100 * float(np.std([r.metrics["test_error"] for r in runs]))
+                    if len(runs) > 1
+                    else None,
+                )
+                for hidden, runs in by_hidden.items()
+            }
+        columns = sorted({c for row in rows.values() for c in row}, key=lambda c: int(c[2:]))
+        return [
+            Table(
+                "table1",
+                "Test error (%) on associative retrieval by model and number of recurrent "
+                "units R (Table 1), mean over seeds",
+                columns,
+                rows,
+            )
+        ]
+
+    def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        lines = []
+        for model, by_hidden in _cells(records).items():
+            parts = [
+                f"R={hidden}: {100 * np.mean([r.metrics['test_error'] for r in runs]):.2f}%"
+                for hidden, runs in by_hidden.items()
+            ]
+            lines.append(f"{MODEL_NAMES[model]} test error: " + ", ".join(parts) + ".")
+        return lines
+
+    def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
+        from matplotlib.figure import Figure
+
+        cells = _cells(records)
+        hiddens = sorted({h for by_hidden in cells.values() for h in by_hidden})
+        if not hiddens:
+            return {}
+        figure = Figure(figsize=(4 * len(hiddens), 3.2), layout="constrained")
+        grid = figure.subplots(1, len(hiddens), squeeze=False)[0]
+        for axes, hidden in zip(grid, hiddens, strict=True):
+            for model, by_hidden in cells.items():
+                for r in by_hidden.get(hidden, []):
+                    curve = [(s, v) for s, name, v in r.history if name == "val_error"]
+                    if curve:
+                        steps, errors = zip(*curve, strict=True)
+                        axes.plot(steps, 100 * np.array(errors), label=MODEL_NAMES[model])
+            axes.set_title(f"R = {hidden}")
+            axes.set_xlabel("Adam steps")
+            axes.set_ylabel("validation error (%)")
+            axes.set_ylim(-2, 100)
+            axes.legend(fontsize=7)
+        return {"learning-curves": figure}
+
+
+def _cells(records: Sequence[RunRecord]) -> dict[str, dict[int, list[RunRecord]]]:
+    """Runs by model (in the paper's order) and R."""
+    cells: dict[str, dict[int, list[RunRecord]]] = {}
+    for r in sorted(records, key=lambda r: (r.spec.config["hidden"], r.spec.seed)):
+        cells.setdefault(r.spec.config["model"], {}).setdefault(r.spec.config["hidden"], []).append(
+            r
+        )
+    return {model: cells[model] for model in PAPER_TABLE1 if model in cells}

@@ -1,0 +1,161 @@
+"""Associative retrieval (Ba et al. 2016, section 4.1; seed 003).
+
+An example is K key-value pairs, then ``??``, then one of the keys: ``c9k8j3f1??c``. The
+keys are distinct letters (drawn without replacement), the values digits (with
+replacement), the query one of the K keys, and the target the digit stored with it, here
+9. The vocabulary has 37 symbols: ``a``-``z`` (ids 0-25), ``0``-``9`` (ids 26-35) and
+``?`` (id 36); a target is a digit 0-9.
+
+Splits of 100,000 / 10,000 / 20,000 examples (the paper's) are drawn from one seed and
+written once by :func:`load_or_make_splits`, so every model of an experiment sees the
+same examples.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memrnn.errors import UserError
+from memrnn.runner.files import load_arrays, save_arrays
+
+LETTERS = string.ascii_lowercase
+DIGITS = string.digits
+SYMBOLS = LETTERS + DIGITS + "?"
+VOCAB_SIZE = len(SYMBOLS)  # 37
+QUERY = SYMBOLS.index("?")
+CLASSES = len(DIGITS)
+DEFAULT_PAIRS = 4  # the paper's example c9k8j3f1??c
+SPLIT_SIZES = (100_000, 10_000, 20_000)  # train, validation, test
+_FORMAT = 1
+
+
+def sequence_length(pairs: int) -> int:
+    """2K + 3 symbols: the pairs, ``??`` and the query key."""
+    return 2 * pairs + 3
+
+
+def sample(
+    rng: np.random.Generator, n: int, pairs: int = DEFAULT_PAIRS
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` examples: inputs (n, 2K + 3) of symbol ids and targets (n,) of digits 0-9.
+
+    Raises:
+        ValueError: ``pairs`` is not in 1..26 or ``n`` is negative.
+    """
+    _check_pairs(pairs)
+    if n < 0:
+        raise ValueError(f"n: expected a count >= 0, got {n}")
+    keys = np.argsort(rng.random((n, len(LETTERS))), axis=1)[:, :pairs]  # without replacement
+    values = rng.integers(0, CLASSES, size=(n, pairs))
+    asked = rng.integers(0, pairs, size=n)
+    inputs = np.empty((n, sequence_length(pairs)), dtype=np.int64)
+    inputs[:, 0 : 2 * pairs : 2] = keys
+    inputs[:, 1 : 2 * pairs : 2] = len(LETTERS) + values
+    inputs[:, 2 * pairs : 2 * pairs + 2] = QUERY
+    inputs[:, -1] = keys[np.arange(n), asked]
+    return inputs, values[np.arange(n), asked]
+
+
+def to_text(inputs: np.ndarray) -> str:
+    """``c9k8j3f1??c`` for one example's ids."""
+    return "".join(SYMBOLS[int(i)] for i in inputs)
+
+
+def from_text(text: str) -> np.ndarray:
+    """The ids of ``text``; raise on a symbol outside the 37."""
+    bad = [c for c in text if c not in SYMBOLS]
+    if bad:
+        raise ValueError(f"text: {bad[0]!r} is not a symbol of the task (a-z, 0-9, ?)")
+    return np.array([SYMBOLS.index(c) for c in text], dtype=np.int64)
+
+
+def answer(text: str) -> int:
+    """The target of a well-formed example, by a plain dictionary of its pairs.
+
+    Raises:
+        ValueError: ``text`` is not K letter-digit pairs with distinct letters, ``??`` and
+            one of those letters.
+    """
+    body, sep, query = text.partition("??")
+    pairs = [(body[i], body[i + 1 : i + 2]) for i in range(0, len(body), 2)]
+    stored = dict(pairs)
+    well_formed = (
+        sep == "??"
+        and len(body) % 2 == 0
+        and all(key in LETTERS and value in DIGITS and value for key, value in pairs)
+        and len(stored) == len(pairs) > 0
+        and query in stored
+    )
+    if not well_formed:
+        raise ValueError(f"text: {text!r} is not an associative-retrieval example")
+    return int(stored[query])
+
+
+@dataclass(frozen=True)
+class RetrievalSplits:
+    """Train, validation and test examples: ``(inputs, targets)`` each."""
+
+    pairs: int
+    seed: int
+    train: tuple[np.ndarray, np.ndarray]
+    validation: tuple[np.ndarray, np.ndarray]
+    test: tuple[np.ndarray, np.ndarray]
+
+
+def make_splits(
+    seed: int, pairs: int = DEFAULT_PAIRS, sizes: tuple[int, int, int] = SPLIT_SIZES
+) -> RetrievalSplits:
+    """Three disjoint draws from one generator seeded by ``seed``."""
+    rng = np.random.default_rng([seed, pairs])
+    train, validation, test = (sample(rng, n, pairs) for n in sizes)
+    return RetrievalSplits(pairs, seed, train, validation, test)
+
+
+def load_or_make_splits(
+    folder: str | os.PathLike[str],
+    seed: int,
+    pairs: int = DEFAULT_PAIRS,
+    sizes: tuple[int, int, int] = SPLIT_SIZES,
+) -> RetrievalSplits:
+    """:func:`make_splits`, written once to ``folder`` (an ``.npz`` named after the
+    parameters, read without pickle) and read from there afterwards.
+
+    Raises:
+        UserError: the file exists but records other parameters, cannot be read, or holds
+            examples that are not well formed.
+    """
+    _check_pairs(pairs)
+    meta = {"format": _FORMAT, "task": "retrieval", "seed": seed, "pairs": pairs, "sizes": sizes}
+    name = "retrieval_seed{}_pairs{}_{}.npz".format(seed, pairs, "-".join(map(str, sizes)))
+    path = Path(folder) / name
+    if not path.exists():
+        splits = make_splits(seed, pairs, sizes)
+        arrays = {}
+        for split in ("train", "validation", "test"):
+            arrays[f"{split}_inputs"], arrays[f"{split}_targets"] = getattr(splits, split)
+        save_arrays(path, meta, arrays)
+        return splits
+    arrays = load_arrays(path, meta, "retrieval splits")
+    try:
+        loaded = {
+            split: (arrays[f"{split}_inputs"], arrays[f"{split}_targets"])
+            for split in ("train", "validation", "test")
+        }
+        for split, (inputs, targets) in loaded.items():
+            if inputs.shape[1:] != (sequence_length(pairs),) or len(inputs) != len(targets):
+                raise ValueError(f"{split}: inputs {inputs.shape} and targets {targets.shape}")
+            if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
+                raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
+    except (KeyError, ValueError) as exc:
+        raise UserError(f"{path}: damaged splits ({exc}); delete it to make them again") from exc
+    return RetrievalSplits(pairs, seed, loaded["train"], loaded["validation"], loaded["test"])
+
+
+def _check_pairs(pairs: int) -> None:
+    if not isinstance(pairs, int) or isinstance(pairs, bool) or not 1 <= pairs <= len(LETTERS):
+        raise ValueError(f"pairs: expected an int in 1..{len(LETTERS)}, got {pairs!r}")

@@ -1,0 +1,104 @@
+"""Fast Weights RNN: the attention form against the literal matrix A_t, its hand-written
+backward, per-example layer normalisation, and the baselines' shapes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from memrnn.models.baselines import ENCODERS, AttentionLSTM, Retriever
+from memrnn.models.fast_weights import FastWeightsRNN, _FastTerm
+
+
+def _pair(**options: float) -> tuple[FastWeightsRNN, FastWeightsRNN]:
+    torch.manual_seed(0)
+    attention = FastWeightsRNN(7, 6, form="attention", **options).double()  # type: ignore[arg-type]
+    matrix = FastWeightsRNN(7, 6, form="matrix", **options).double()  # type: ignore[arg-type]
+    matrix.load_state_dict(attention.state_dict())
+    with torch.no_grad():  # a recurrent matrix that is not a multiple of the identity
+        for model in (attention, matrix):
+            model.W.weight.copy_(torch.linspace(-0.3, 0.3, 36, dtype=torch.float64).view(6, 6))
+    return attention, matrix
+
+
+@pytest.mark.parametrize("inner_steps", [1, 3])
+@pytest.mark.parametrize("decay", [0.0, 0.9, 1.0])
+def test_attention_form_equals_the_matrix_form(inner_steps: int, decay: float) -> None:
+    attention, matrix = _pair(inner_steps=inner_steps, decay=decay, fast_lr=0.05)
+    tokens = torch.randint(0, 7, (5, 9), generator=torch.Generator().manual_seed(1))
+    a, m = attention(tokens), matrix(tokens)
+    torch.testing.assert_close(a, m, rtol=1e-10, atol=1e-12)
+    grads = []
+    for model, out in ((attention, a), (matrix, m)):
+        model.zero_grad()
+        (out * torch.arange(out.numel(), dtype=out.dtype).view_as(out).sin()).sum().backward()
+        grads.append({n: p.grad.clone() for n, p in model.named_parameters()})  # type: ignore[union-attr]
+    for name in grads[0]:
+        torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-9, atol=1e-11)
+
+
+def test_the_memory_changes_the_states() -> None:
+    attention, _ = _pair(fast_lr=0.5)
+    tokens = torch.randint(0, 7, (3, 8), generator=torch.Generator().manual_seed(2))
+    without, _ = _pair(fast_lr=0.0)
+    assert not torch.allclose(attention(tokens), without(tokens))
+
+
+def test_fast_term_gradcheck() -> None:
+    g = torch.Generator().manual_seed(3)
+    weights = torch.rand(4, dtype=torch.float64, generator=g)
+    h = torch.randn(2, 5, dtype=torch.float64, generator=g, requires_grad=True)
+    past = [
+        torch.randn(2, 5, dtype=torch.float64, generator=g, requires_grad=True) for _ in range(4)
+    ]
+    assert torch.autograd.gradcheck(lambda h, *p: _FastTerm.apply(weights, h, *p), (h, *past))
+    literal = sum(w * p * (p * h).sum(1, keepdim=True) for w, p in zip(weights, past, strict=True))
+    torch.testing.assert_close(_FastTerm.apply(weights, h, *past), literal)
+
+
+def test_layer_norm_is_per_example_not_over_the_batch() -> None:
+    torch.manual_seed(4)
+    model = FastWeightsRNN(7, 6, recurrent_scale=0.3)
+    tokens = torch.randint(0, 7, (4, 6))
+    other = tokens.clone()
+    other[1:] = (other[1:] + 3) % 7  # change every example but the first
+    torch.testing.assert_close(model(tokens)[0], model(other)[0])
+    torch.testing.assert_close(model(tokens[:1])[0], model(tokens)[0])
+
+
+@pytest.mark.parametrize("encoder", ENCODERS)
+def test_retrievers_score_the_last_step(encoder: str) -> None:
+    torch.manual_seed(5)
+    model = Retriever(encoder, 37, 8)
+    tokens = torch.randint(0, 37, (3, 11))
+    scores = model(tokens)
+    assert scores.shape == (3, 10)
+    scores.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+    changed = tokens.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % 37
+    assert not torch.allclose(model(changed), scores)
+
+
+def test_attention_lstm_attends_over_the_past_only() -> None:
+    torch.manual_seed(6)
+    model = AttentionLSTM(5, 4)
+    tokens = torch.randint(0, 5, (2, 7))
+    later = tokens.clone()
+    later[:, 4:] = (later[:, 4:] + 1) % 5
+    torch.testing.assert_close(model(tokens)[:, :4], model(later)[:, :4])
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="encoder: expected one of"):
+        Retriever("gru", 37, 8)
+    with pytest.raises(ValueError, match="lstm: takes no options"):
+        Retriever("lstm", 37, 8, decay=0.9)
+    with pytest.raises(ValueError, match="decay: lambda"):
+        FastWeightsRNN(7, 6, decay=1.5)
+    with pytest.raises(ValueError, match="form: expected"):
+        FastWeightsRNN(7, 6, form="dense")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 6"):
+        FastWeightsRNN(7, 6)(torch.tensor([[7]]))
+    with pytest.raises(ValueError, match="tokens: expected a"):
+        FastWeightsRNN(7, 6)(torch.tensor([1, 2]))
