@@ -127,3 +127,15 @@ def test_search_in_small_chunks_equals_one_batch() -> None:
     model = build("lstm-log", 5, 3)
     whole = verify(model)
     assert verify(model, chunk_elements=7) == whole and whole.states == 1 + 5 + 25 + 125
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("kind", KINDS)
+def test_search_on_cuda_equals_the_cpu(kind: str) -> None:
+    cpu = verify(build(kind, 3, 3))
+    cuda = verify(build(kind, 3, 3).to("cuda"))
+    assert cuda.generates and cuda.states == cpu.states
+    assert cuda.min_allowed == pytest.approx(cpu.min_allowed, rel=1e-5)
+    walks = verify(build(kind, 3, 3).to("cuda"), exhaustive=False, steps=50, walks=2)
+    assert walks.generates

@@ -102,3 +102,13 @@ def test_bad_arguments() -> None:
         FastWeightsRNN(7, 6)(torch.tensor([[7]]))
     with pytest.raises(ValueError, match="tokens: expected a"):
         FastWeightsRNN(7, 6)(torch.tensor([1, 2]))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_attention_form_on_cuda_equals_the_matrix_form() -> None:
+    attention, matrix = _pair(fast_lr=0.05)
+    tokens = torch.randint(0, 7, (5, 9), generator=torch.Generator().manual_seed(1))
+    a = attention.cuda()(tokens.cuda())
+    torch.testing.assert_close(a.cpu(), matrix(tokens), rtol=1e-8, atol=1e-10)
+    a.sum().backward()

@@ -69,7 +69,7 @@ class Ba2016Config(TrainConfig):
         data_dir: where the splits are written once ("" keeps them in memory).
     """
 
-    steps: int = 20_000
+    steps: int = 30_000
     batch_size: int = 128
     lr: float = 1e-3
     clip: float = 5.0
@@ -165,7 +165,7 @@ class RetrievalRun:
         return {"parameters": sum(p.numel() for p in self.model.parameters())}
 
 
-_STEPS = {"smoke": 30, "quick": 20_000, "paper": 100_000}
+_STEPS = {"smoke": 30, "quick": 30_000, "paper": 100_000}
 _HIDDEN = {"smoke": (8,), "quick": (20, 50), "paper": (20, 50, 100)}
 _SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
 

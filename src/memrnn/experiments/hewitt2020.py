@@ -36,6 +36,7 @@ from memrnn.experiments.base import (
 )
 from memrnn.languages.dyck import load_or_make_splits, make_splits
 from memrnn.models.lstm_lm import LSTMLanguageModel
+from memrnn.runner.train import resolve_device
 from memrnn.tasks.dyck_lm import batches, bracket_closing, loss, perplexity
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dic
     """One construction verified (exhaustively or by walks), or a sweep of them over
     k..k_last; a sweep's metrics summarise its languages and its artifacts list each."""
     if config.k_last:
-        rows = [_verified(config.kind, k, config.m, 0, config.seed) for k in _ks(config)]
+        rows = [_verified(config, k, 0) for k in _ks(config)]
         metrics = {
             "pairs": float(len(rows)),
             "generates": float(all(r["generates"] for r in rows)),
@@ -170,17 +171,19 @@ def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dic
             "states": float(sum(r["states"] for r in rows)),
         }
         return metrics, {"languages": rows}
-    return _verified(config.kind, config.k, config.m, config.walk_steps, config.seed), {}
+    return _verified(config, config.k, config.walk_steps), {}
 
 
 def _ks(config: Hewitt2020Config) -> range:
     return range(config.k, max(config.k, config.k_last) + 1)
 
 
-def _verified(kind: str, k: int, m: int, walk_steps: int, seed: int) -> dict[str, float]:
-    model = build(kind, k, m)
+def _verified(config: Hewitt2020Config, k: int, walk_steps: int) -> dict[str, float]:
+    """Build and verify ``config.kind`` for Dyck-(k, config.m) on the config's device."""
+    kind, m = config.kind, config.m
+    model = build(kind, k, m).to(resolve_device(config.device))
     exhaustive = walk_steps == 0
-    options = {} if exhaustive else {"steps": walk_steps, "seed": seed}
+    options = {} if exhaustive else {"steps": walk_steps, "seed": config.seed}
     result = verify(model, exhaustive=exhaustive, **options)
     return {
         "k": float(k),
