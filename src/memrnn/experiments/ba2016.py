@@ -96,10 +96,8 @@ class Ba2016Config(TrainConfig):
         super().validate()
         if self.model not in ENCODERS:
             raise ValueError(f"model: expected one of {', '.join(ENCODERS)}, got {self.model!r}")
-        sizes = ("hidden", "pairs", "inner_steps", "readout")
-        for name in (*sizes, "train_size", "validation_size", "test_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        self.require_positive("hidden", "pairs", "inner_steps", "readout")
+        self.require_positive("train_size", "validation_size", "test_size")
         if self.norm not in ("sum", "slow"):
             raise ValueError(f"norm: expected sum or slow, got {self.norm!r}")
 

@@ -65,10 +65,7 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the first field whose value makes no sense."""
-        positive = ("steps", "batch_size")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        self.require_positive("steps", "batch_size")
         for name in ("eval_every", "checkpoint_every", "patience", "clip"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
@@ -80,6 +77,12 @@ class TrainConfig:
             raise ValueError(f"monitor_mode: expected min or max, got {self.monitor_mode!r}")
         if self.device != "auto" and not self.device.startswith(("cpu", "cuda")):
             raise ValueError(f"device: expected auto, cpu or cuda[:N], got {self.device!r}")
+
+    def require_positive(self, *names: str) -> None:
+        """Raise ValueError naming the first of the int fields ``names`` that is below 1."""
+        for name in names:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

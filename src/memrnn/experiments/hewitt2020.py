@@ -90,9 +90,7 @@ class Hewitt2020Config(TrainConfig):
         super().validate()
         if self.part not in ("construction", "lm"):
             raise ValueError(f"part: expected construction or lm, got {self.part!r}")
-        for name in ("k", "m", "train_tokens", "dev_tokens", "test_tokens", "max_epochs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        self.require_positive("k", "m", "train_tokens", "dev_tokens", "test_tokens", "max_epochs")
         if self.k_last and (self.k_last < self.k or self.walk_steps or self.part != "construction"):
             raise ValueError(
                 f"k_last: a sweep is an exhaustive construction run with k_last >= k = {self.k}, "

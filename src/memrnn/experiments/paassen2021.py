@@ -160,9 +160,7 @@ class Paassen2021Config(TrainConfig):
             raise ValueError(f"model: expected one of {', '.join(MODELS)}, got {self.model!r}")
         if self.task not in TASKS:
             raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
-        for name in ("n_train", "n_test", "repeats", "search_datasets"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        self.require_positive("n_train", "n_test", "repeats", "search_datasets")
         for name in ("neurons", "search"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")

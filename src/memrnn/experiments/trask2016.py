@@ -157,8 +157,7 @@ class Trask2016Config(TrainConfig):
                 f"min_length: need 1 <= min_length <= max_length, got {self.min_length} "
                 f"and {self.max_length}"
             )
-        if self.long_length < 1:
-            raise ValueError(f"long_length: must be at least 1, got {self.long_length}")
+        self.require_positive("long_length")
         if self.cell not in ("rnn", "lstm"):
             raise ValueError(f"cell: expected rnn or lstm, got {self.cell!r}")
 
