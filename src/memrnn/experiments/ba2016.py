@@ -211,7 +211,7 @@ class Ba2016(Experiment):
         c = Ba2016Config()
         seeds = len(_SEEDS[profile])
         return (
-            f"R in {set(_HIDDEN[profile])}, {seeds} seed(s) per cell, {_STEPS[profile]:,} Adam "
+            f"R in {list(_HIDDEN[profile])}, {seeds} seed(s) per cell, {_STEPS[profile]:,} Adam "
             f"steps (lr {c.lr}, batch {c.batch_size}, gradient norm clipped at {c.clip}); "
             f"fast weights with lambda {c.decay}, eta {c.fast_lr}, S {c.inner_steps}, "
             f"W = {c.recurrent_scale} I and the layer normalisation over the whole sum (the "
