@@ -1,14 +1,26 @@
-"""Trainable networks: controllers that drive the differentiable memories, and the LSTM
-language model of the Dyck experiments."""
+"""Trainable networks: controllers that drive the differentiable memories and the
+transduction models built on them, the LSTM language model of the Dyck experiments, and
+the Fast Weights RNN with its baselines."""
 
+from memrnn.models.baselines import IRNN, AttentionLSTM, LSTMEncoder, Retriever
 from memrnn.models.controller import MemoryRNN, MemoryRNNOutput
+from memrnn.models.fast_weights import FastWeightsRNN
 from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.models.stack_rnn import StackRNNOutput, SuperpositionStackRNN
+from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
 
 __all__ = [
+    "IRNN",
+    "AttentionLSTM",
+    "DeepLSTM",
+    "FastWeightsRNN",
+    "LSTMEncoder",
     "LSTMLanguageModel",
+    "MemoryAugmentedLSTM",
     "MemoryRNN",
     "MemoryRNNOutput",
+    "Retriever",
     "StackRNNOutput",
     "SuperpositionStackRNN",
+    "core_parameters",
 ]

@@ -1,8 +1,9 @@
 """A recurrent controller driving a neural Stack, Queue or DeQue.
 
-Grefenstette et al. (2015), section 3.4 (SPEC 1.4), with the extra layer of Trask's
-tutorial (seed 001, "Known Deviations" item 11): the controller output h_t passes through
-o'_t = tanh(W h_t + b) before the memory gates and the output are read off it.
+Grefenstette et al. (2015), section 3.4 (SPEC 1.4). By default with the extra layer of
+Trask's tutorial (seed 001, "Known Deviations" item 11): the controller output h_t passes
+through o'_t = tanh(W h_t + b) before the memory gates and the output are read off it;
+``o_prime_layer=False`` reads them off o'_t = h_t, as the paper does.
 
 Per step t, with input i_t:
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from memrnn.models.checks import check_inputs, check_sizes
@@ -47,6 +49,9 @@ class MemoryRNNOutput:
         pop: (B, T) pop strengths u_t (of the top end, for a deque).
         push_bot: (B, T) the bottom end's push strengths for a deque, else None.
         pop_bot: (B, T) the bottom end's pop strengths for a deque, else None.
+        strengths: with ``traces=True``, the memory's strengths after each step, (B, T, T)
+            for a stack or queue (row i: the i-th value pushed; zero before it exists) and
+            (B, T, 2T) for a deque (bottom first, centred), else None.
     """
 
     logits: Tensor
@@ -54,6 +59,28 @@ class MemoryRNNOutput:
     pop: Tensor
     push_bot: Tensor | None = None
     pop_bot: Tensor | None = None
+    strengths: Tensor | None = None
+
+
+@dataclass(frozen=True)
+class Carry:
+    """The recurrent state H_t between steps: controller state, last read(s), memory."""
+
+    h: Tensor
+    c: Tensor | None
+    read: Tensor
+    memory: MemoryState
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    """One step's o'_t and gates (the bottom end's None except for a deque)."""
+
+    o_prime: Tensor
+    push: Tensor
+    pop: Tensor
+    push_bot: Tensor | None
+    pop_bot: Tensor | None
 
 
 class _Gates(nn.Module):
@@ -88,6 +115,8 @@ class MemoryRNN(nn.Module):
             value projections for its bottom end, and both reads feed the controller.
         cell: "rnn" (tanh Elman, ``nn.RNNCell``) or "lstm" (``nn.LSTMCell``).
         output_hidden: the size of o'_t; defaults to ``hidden_size``.
+        o_prime_layer: True for o'_t = tanh(W h_t + b) (the tutorial), False for
+            o'_t = h_t (the paper; ``output_hidden`` must then equal ``hidden_size``).
         push_bias: the initial bias b_d of every push gate.
         pop_bias: the initial bias b_u of every pop gate (seed 000 recommends -1).
     """
@@ -102,11 +131,17 @@ class MemoryRNN(nn.Module):
         memory: MemoryKind = "stack",
         cell: CellKind = "rnn",
         output_hidden: int | None = None,
+        o_prime_layer: bool = True,
         push_bias: float = 0.0,
         pop_bias: float = 0.0,
     ) -> None:
         super().__init__()
         output_hidden = hidden_size if output_hidden is None else output_hidden
+        if not o_prime_layer and output_hidden != hidden_size:
+            raise ValueError(
+                f"output_hidden: without the o' layer o'_t is h_t, of size hidden_size = "
+                f"{hidden_size}; got {output_hidden}"
+            )
         check_sizes(
             input_size=input_size,
             output_size=output_size,
@@ -137,7 +172,7 @@ class MemoryRNN(nn.Module):
             self.cell = nn.LSTMCell(cell_in, hidden_size)
         self.h0 = nn.Parameter(torch.zeros(hidden_size))
         self.c0 = nn.Parameter(torch.zeros(hidden_size)) if cell == "lstm" else None
-        self.o_prime = nn.Linear(hidden_size, self.output_hidden)
+        self.o_prime = nn.Linear(hidden_size, self.output_hidden) if o_prime_layer else None
         self.top = _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
         self.bot = (
             _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
@@ -146,55 +181,77 @@ class MemoryRNN(nn.Module):
         )
         self.out = nn.Linear(self.output_hidden, output_size)
 
-    def forward(self, inputs: Tensor) -> MemoryRNNOutput:
-        """Run the controller and its memory over ``inputs`` (B, T, I), one step at a time."""
+    def start(self, batch: int, capacity: int) -> Carry:
+        """H_0 for ``batch`` sequences: learned h_0 (and c_0), zero reads, an empty memory
+        with room for ``capacity`` steps."""
+        dtype, device = self.h0.dtype, self.h0.device
+        return Carry(
+            self.h0.expand(batch, -1),
+            self.c0.expand(batch, -1) if self.c0 is not None else None,
+            self.h0.new_zeros(batch, self.n_reads * self.memory_width),
+            self.memory.initial_state(
+                batch, self.memory_width, device=device, dtype=dtype, capacity=max(capacity, 1)
+            ),
+        )
+
+    def step(self, carry: Carry, x: Tensor) -> tuple[StepOutput, Carry]:
+        """One step from H_{t-1} on the input i_t (B, I): o'_t, the gates, and H_t."""
+        cell_in = torch.cat([x, carry.read], dim=1)
+        c = None
+        if carry.c is not None:
+            h, c = self.cell(cell_in, (carry.h, carry.c))
+        else:
+            h = self.cell(cell_in, carry.h)
+        o_prime = torch.tanh(self.o_prime(h)) if self.o_prime is not None else h
+        value, push, pop = self.top(o_prime)
+        push_bot = pop_bot = None
+        if self.bot is not None:
+            value_bot, push_bot, pop_bot = self.bot(o_prime)
+            assert isinstance(self.memory, NeuralDeque)
+            (read_top, read_bot), state = self.memory.step(
+                carry.memory, value, value_bot, push, push_bot, pop, pop_bot
+            )
+            read = torch.cat([read_top, read_bot], dim=1)
+        else:
+            assert not isinstance(self.memory, NeuralDeque)
+            read, state = self.memory.step(carry.memory, value, push, pop)
+        return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
+
+    def forward(self, inputs: Tensor, *, traces: bool = False) -> MemoryRNNOutput:
+        """Run the controller and its memory over ``inputs`` (B, T, I), one step at a time;
+        with ``traces``, also keep the memory's strengths after every step."""
         check_inputs(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
-        dtype, device = self.h0.dtype, self.h0.device
-        h = self.h0.expand(b, -1)
-        c = self.c0.expand(b, -1) if self.c0 is not None else None
-        read = inputs.new_zeros(b, self.n_reads * self.memory_width)
-        state: MemoryState = self.memory.initial_state(
-            b, self.memory_width, device=device, dtype=dtype, capacity=max(t_len, 1)
-        )
-        logits, pushes, pops, pushes_bot, pops_bot = [], [], [], [], []
+        carry = self.start(b, t_len)
+        steps: list[StepOutput] = []
+        strengths: list[Tensor] = []
         for t in range(t_len):
-            x = torch.cat([inputs[:, t], read], dim=1)
-            if c is not None:
-                h, c = self.cell(x, (h, c))
-            else:
-                h = self.cell(x, h)
-            o_prime = torch.tanh(self.o_prime(h))
-            value, push, pop = self.top(o_prime)
-            if self.bot is not None:
-                value_bot, push_bot, pop_bot = self.bot(o_prime)
-                assert isinstance(self.memory, NeuralDeque)
-                (read_top, read_bot), state = self.memory.step(
-                    state, value, value_bot, push, push_bot, pop, pop_bot
-                )
-                read = torch.cat([read_top, read_bot], dim=1)
-                pushes_bot.append(push_bot)
-                pops_bot.append(pop_bot)
-            else:
-                assert not isinstance(self.memory, NeuralDeque)
-                read, state = self.memory.step(state, value, push, pop)
-            logits.append(self.out(o_prime))
-            pushes.append(push)
-            pops.append(pop)
+            out, carry = self.step(carry, inputs[:, t])
+            steps.append(out)
+            if traces:
+                s = carry.memory.strengths
+                pad = (0, t_len - t - 1) if self.bot is None else (t_len - t - 1,) * 2
+                strengths.append(F.pad(s, pad))
+        deque = self.bot is not None
         if t_len == 0:
             empty = inputs.new_zeros(b, 0)
-            deque = self.bot is not None
             return MemoryRNNOutput(
                 logits=inputs.new_zeros(b, 0, self.output_size),
                 push=empty,
                 pop=empty,
                 push_bot=empty if deque else None,
                 pop_bot=empty if deque else None,
+                strengths=inputs.new_zeros(b, 0, 0) if traces else None,
             )
+
+        def stacked(name: str) -> Tensor:
+            return torch.stack([getattr(out, name) for out in steps], dim=1)
+
         return MemoryRNNOutput(
-            logits=torch.stack(logits, dim=1),
-            push=torch.stack(pushes, dim=1),
-            pop=torch.stack(pops, dim=1),
-            push_bot=torch.stack(pushes_bot, dim=1) if self.bot is not None else None,
-            pop_bot=torch.stack(pops_bot, dim=1) if self.bot is not None else None,
+            logits=self.out(stacked("o_prime")),
+            push=stacked("push"),
+            pop=stacked("pop"),
+            push_bot=stacked("push_bot") if deque else None,
+            pop_bot=stacked("pop_bot") if deque else None,
+            strengths=torch.stack(strengths, dim=1) if traces else None,
         )

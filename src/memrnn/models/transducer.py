@@ -1,0 +1,149 @@
+"""The transduction models of Grefenstette et al. (2015), section 4 (SPEC 1.4-1.5).
+
+Both read token ids through an input embedding (64-d in the paper) and emit, at every
+step, o_t = tanh(W_o o'_t + b_o) of the embedding's size, scored against an output
+embedding (a linear layer to the output vocabulary):
+
+- ``MemoryAugmentedLSTM``: a single-layer LSTM controller whose input is the embedding
+  concatenated with the previous read(s) of a neural Stack, Queue or DeQue, o'_t = h_t,
+  a learned h_0 and c_0, and push, pop and value projections (two sets for a DeQue) with
+  the pop bias at -1 (seed 000, Appendix B).
+- ``DeepLSTM``: the baseline, a stack of 1 to 8 LSTM layers.
+
+``core_parameters`` counts what the paper's Appendix D counts: everything but the input
+embedding and the output layer (at hidden 256 and 512 the two agree within 5%, tested).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
+from memrnn.models.fast_weights import check_token_batch
+
+
+@dataclass(frozen=True)
+class TransducerOutput:
+    """Logits (B, T, V_out) and, for a memory-augmented model, its gate traces (B, T)
+    and, on request, the memory's strengths (as ``MemoryRNNOutput.strengths``)."""
+
+    logits: Tensor
+    push: Tensor | None = None
+    pop: Tensor | None = None
+    push_bot: Tensor | None = None
+    pop_bot: Tensor | None = None
+    strengths: Tensor | None = None
+
+
+class MemoryAugmentedLSTM(nn.Module):
+    """An LSTM controller with a neural Stack, Queue or DeQue, on token ids.
+
+    Args:
+        input_vocab, output_vocab: sizes of the input and output vocabularies.
+        memory: "stack", "queue" or "deque".
+        hidden: the LSTM's units (256 or 512 in the paper).
+        embedding: size of the input embedding and of o_t (64).
+        memory_width: m, the width of the memory's values (256).
+        pop_bias, push_bias: initial biases of the pop and push gates.
+    """
+
+    def __init__(
+        self,
+        input_vocab: int,
+        output_vocab: int,
+        *,
+        memory: MemoryKind = "stack",
+        hidden: int = 256,
+        embedding: int = 64,
+        memory_width: int = 256,
+        pop_bias: float = -1.0,
+        push_bias: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.input_vocab, self.output_vocab = input_vocab, output_vocab
+        self.embed = nn.Embedding(input_vocab, embedding)
+        self.core = MemoryRNN(
+            embedding,
+            embedding,
+            hidden,
+            memory_width,
+            memory=memory,
+            cell="lstm",
+            o_prime_layer=False,
+            push_bias=push_bias,
+            pop_bias=pop_bias,
+        )
+        self.output = nn.Linear(embedding, output_vocab)
+
+    def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
+        """Logits (B, T, V_out) for token ids (B, T), teacher-forced."""
+        check_token_batch(tokens, self.input_vocab)
+        out = self.core(self.embed(tokens), traces=traces)
+        return TransducerOutput(
+            self.output(torch.tanh(out.logits)),
+            out.push,
+            out.pop,
+            out.push_bot,
+            out.pop_bot,
+            out.strengths,
+        )
+
+    def start(self, batch: int, capacity: int) -> Carry:
+        """The recurrent state before any token, with memory room for ``capacity`` steps."""
+        return self.core.start(batch, capacity)
+
+    def step(self, carry: Carry, tokens: Tensor) -> tuple[Tensor, Carry]:
+        """Logits (B, V_out) after one token per sequence (B,), and the next state."""
+        out, carry = self.core.step(carry, self.embed(tokens))
+        return self.output(torch.tanh(self.core.out(out.o_prime))), carry
+
+
+class DeepLSTM(nn.Module):
+    """The Deep LSTM baseline: ``layers`` stacked LSTMs of ``hidden`` units on token ids.
+
+    Args:
+        input_vocab, output_vocab: sizes of the input and output vocabularies.
+        hidden: units per layer.
+        layers: 1, 2, 4 or 8 in the paper (any count >= 1 here).
+        embedding: size of the input embedding and of o_t.
+    """
+
+    def __init__(
+        self, input_vocab: int, output_vocab: int, *, hidden: int = 256, layers: int = 1,
+        embedding: int = 64,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        if layers < 1:
+            raise ValueError(f"layers: expected at least 1, got {layers}")
+        self.input_vocab, self.output_vocab = input_vocab, output_vocab
+        self.embed = nn.Embedding(input_vocab, embedding)
+        self.lstm = nn.LSTM(embedding, hidden, num_layers=layers, batch_first=True)
+        self.project = nn.Linear(hidden, embedding)
+        self.output = nn.Linear(embedding, output_vocab)
+
+    def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
+        """Logits (B, T, V_out) for token ids (B, T); ``traces`` is accepted for a common
+        interface and has nothing to trace."""
+        check_token_batch(tokens, self.input_vocab)
+        states, _ = self.lstm(self.embed(tokens))
+        return TransducerOutput(self.output(torch.tanh(self.project(states))))
+
+    def start(self, batch: int, capacity: int) -> tuple[Tensor, Tensor] | None:
+        """No state before the first token (the LSTM starts from zeros)."""
+        return None
+
+    def step(
+        self, carry: tuple[Tensor, Tensor] | None, tokens: Tensor
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """Logits (B, V_out) after one token per sequence (B,), and the next state."""
+        states, carry = self.lstm(self.embed(tokens)[:, None], carry)
+        return self.output(torch.tanh(self.project(states[:, 0]))), carry
+
+
+def core_parameters(model: MemoryAugmentedLSTM | DeepLSTM) -> int:
+    """Parameters other than the input embedding and the output layer (Appendix D's count)."""
+    outer = {id(p) for module in (model.embed, model.output) for p in module.parameters()}
+    return sum(p.numel() for p in model.parameters() if id(p) not in outer)

@@ -1,0 +1,90 @@
+"""The transduction models: teacher forcing equals step-by-step decoding, traces, the
+paper's parameter counts, and the pop bias."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from memrnn.models.controller import MemoryRNN
+from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
+
+
+def _models() -> list[MemoryAugmentedLSTM | DeepLSTM]:
+    torch.manual_seed(0)
+    kw = {"hidden": 12, "embedding": 6}
+    return [
+        MemoryAugmentedLSTM(9, 7, memory="stack", memory_width=5, **kw),
+        MemoryAugmentedLSTM(9, 7, memory="queue", memory_width=5, **kw),
+        MemoryAugmentedLSTM(9, 7, memory="deque", memory_width=5, **kw),
+        DeepLSTM(9, 7, layers=1, **kw),
+        DeepLSTM(9, 7, layers=3, **kw),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_steps_equal_the_teacher_forced_pass(index: int) -> None:
+    model = _models()[index].double()
+    tokens = torch.randint(0, 9, (4, 10), generator=torch.Generator().manual_seed(1))
+    whole = model(tokens).logits
+    assert whole.shape == (4, 10, 7)
+    carry = model.start(4, 10)
+    steps = []
+    for t in range(10):
+        logits, carry = model.step(carry, tokens[:, t])  # type: ignore[arg-type]
+        steps.append(logits)
+    torch.testing.assert_close(torch.stack(steps, dim=1), whole)
+    whole.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+
+
+@pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+def test_traces(memory: str) -> None:
+    torch.manual_seed(2)
+    model = MemoryAugmentedLSTM(9, 7, memory=memory, hidden=8, embedding=4, memory_width=3)  # type: ignore[arg-type]
+    out = model(torch.randint(0, 9, (2, 6)), traces=True)
+    assert out.push is not None and out.pop is not None and out.strengths is not None
+    assert out.push.shape == out.pop.shape == (2, 6)
+    width = 12 if memory == "deque" else 6
+    assert out.strengths.shape == (2, 6, width)
+    if memory != "deque":  # nothing is stored beyond what was pushed so far
+        later = torch.triu(torch.ones(6, 6, dtype=torch.bool), diagonal=1)
+        assert (out.strengths[:, later] == 0).all()
+    assert (out.push_bot is not None) == (memory == "deque")
+    assert model(torch.randint(0, 9, (2, 6))).strengths is None
+
+
+def test_pop_bias_starts_at_minus_one() -> None:
+    model = MemoryAugmentedLSTM(9, 7, memory="deque", hidden=8, embedding=4, memory_width=3)
+    assert model.core.top.pop.bias.item() == -1.0
+    assert model.core.bot is not None and model.core.bot.pop.bias.item() == -1.0
+
+
+# Appendix D of the paper (vocabulary 128, embeddings 64, memory width 256)
+PAPER_COUNTS = {
+    ("lstm1", 256): 3.3e5, ("lstm1", 512): 1.2e6,
+    ("stack", 256): 6.7e5, ("stack", 512): 1.9e6,
+    ("queue", 256): 6.7e5, ("queue", 512): 1.9e6,
+    ("deque", 256): 1.0e6, ("deque", 512): 2.5e6,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "hidden"), sorted(PAPER_COUNTS))
+def test_parameter_counts_match_appendix_d(kind: str, hidden: int) -> None:
+    if kind == "lstm1":
+        model: MemoryAugmentedLSTM | DeepLSTM = DeepLSTM(131, 129, hidden=hidden)
+    else:
+        model = MemoryAugmentedLSTM(131, 129, memory=kind, hidden=hidden)  # type: ignore[arg-type]
+    assert core_parameters(model) == pytest.approx(PAPER_COUNTS[kind, hidden], rel=0.05)
+    assert core_parameters(model) < sum(p.numel() for p in model.parameters())
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="output_hidden: without the o' layer"):
+        MemoryRNN(5, 3, 7, 4, output_hidden=11, o_prime_layer=False)
+    with pytest.raises(ValueError, match="layers: expected at least 1"):
+        DeepLSTM(9, 7, layers=0)
+    with pytest.raises(ValueError, match="memory: expected one of"):
+        MemoryAugmentedLSTM(9, 7, memory="heap")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 8"):
+        MemoryAugmentedLSTM(9, 7, hidden=4, embedding=2, memory_width=2)(torch.tensor([[9]]))
