@@ -1,0 +1,380 @@
+"""The five transduction tasks of Grefenstette et al. (2015), section 4 (SPEC 1.5).
+
+- ``copy``: target = source; ``reversal``: target = the source reversed;
+  ``bigram_flip``: an even-length source with each pair swapped (a1 a2 a3 a4 -> a2 a1 a4 a3).
+  The source is uniform i.i.d. over ``vocab_size`` symbols (128 in the paper), its length
+  uniform over [min_length, max_length] (bigram flip: over the even lengths in it).
+- ``svo_sov`` and ``conjugation``: pairs drawn from the ITGs of
+  :mod:`memrnn.languages.grammars`, rejected unless the source length lies in
+  [min_length, max_length]. The paper trains on [8, 64] and tests on [65, 128].
+
+Ids. Source and target symbols are separate id spaces, numbered from 0 (``source_vocab``
+and ``target_vocab`` symbols; the two sizes coincide for copy, reversal and bigram flip;
+for the ITG tasks symbol i is ``source_words[i]`` or ``target_words[i]``). With
+S = source_vocab and V = target_vocab:
+
+==============  ======================  =============================================
+side            id                      meaning
+==============  ======================  =============================================
+input           0 .. S-1                source symbol s is id s
+input           S .. S+V-1              target symbol t (fed back) is id S + t
+input           S+V, S+V+1, S+V+2       ``<s>``, ``|||``, ``</s>`` (``</s>`` also pads)
+output          0 .. V-1                target symbol t is id t
+output          V                       ``</s>``
+==============  ======================  =============================================
+
+so a model has ``input_size`` = S + V + 3 input and ``output_size`` = V + 1 output ids.
+
+Batch layout. Each row's input is the joint sequence ``<s> source ||| target </s>``
+(L + M + 3 ids for a source of L and a target of M symbols), padded with the input ``</s>``
+to the batch's longest. Its target at step i is the output id of input i + 1 when that is
+a target symbol or the final ``</s>``, and ``IGNORE_INDEX`` (-100) elsewhere: reading
+``|||`` (step L + 1) the model must emit target[0]; fed target[0] it must emit target[1];
+...; fed target[M-1] it must emit ``</s>``. Nothing is scored while the source is read,
+at the final input ``</s>`` or on padding. Copy with S = V = 4 and the pairs
+([2, 0], [2, 0]) and ([1], [1]) (``<s>`` = 8, ``|||`` = 9, input ``</s>`` = 10, output
+``</s>`` = 4):
+
+==========  ====  ====  ====  ====  ====  ====  ====
+step        0     1     2     3     4     5     6
+==========  ====  ====  ====  ====  ====  ====  ====
+inputs[0]   8     2     0     9     6     4     10
+targets[0]  -100  -100  -100  2     0     4     -100
+inputs[1]   8     1     9     5     10    10    10
+targets[1]  -100  -100  1     4     -100  -100  -100
+==========  ====  ====  ====  ====  ====  ====  ====
+
+To decode greedily, feed row b's first ``source_lengths[b] + 2`` inputs (``<s> source
+|||``), then each predicted output id t back as input id S + t (``to_input``), until the
+model emits ``</s>``; ``cut_at_eos`` trims fixed-length predictions at their first
+``</s>`` and ``coarse`` and ``fine`` score them against ``TransductionBatch.gold``.
+
+Metrics (SPEC 1.5), on output-id sequences that include the final ``</s>``: ``coarse`` is
+the fraction of sequences right up to and including ``</s>``; ``fine`` the mean over
+sequences of (symbols right before the first error) / (gold length including ``</s>``).
+A prediction shorter or longer than gold is wrong from the first position where the two
+differ; what follows gold's ``</s>`` is not looked at (decoding stops there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from memrnn.errors import UserError
+from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
+from memrnn.tasks.reversal import IGNORE_INDEX
+
+TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
+"""The task names."""
+
+# The ITG tasks and the grammar each uses unless given another.
+_DEFAULT_GRAMMARS = {"svo_sov": SVO_TO_SOV, "conjugation": GENDERLESS_TO_GENDERED}
+
+Pair = tuple[list[int], list[int]]
+"""A (source ids, target ids) pair, the target without ``</s>``."""
+
+
+@dataclass(frozen=True)
+class TransductionBatch:
+    """B pairs in the layout of the module docstring.
+
+    Attributes:
+        inputs: (B, T) int64 input ids, ``<s> source ||| target </s>`` padded with ``</s>``.
+        targets: (B, T) int64 output ids to emit after each input; ``IGNORE_INDEX``
+            (-100) except where a target symbol or the final ``</s>`` is due.
+        source_lengths: (B,) int64, L per row.
+        target_lengths: (B,) int64, M per row (without ``</s>``).
+    """
+
+    inputs: Tensor
+    targets: Tensor
+    source_lengths: Tensor
+    target_lengths: Tensor
+
+    def gold(self) -> list[list[int]]:
+        """Each row's target output ids including the final ``</s>``, for the metrics."""
+        return [row[row != IGNORE_INDEX].tolist() for row in self.targets]
+
+
+class TransductionTask:
+    """One of the five tasks (``TASKS``) with its vocabularies and special ids.
+
+    Args:
+        name: the task.
+        vocab_size: the number of source (and of target) symbols of copy, reversal and
+            bigram flip; default 128. The ITG tasks take theirs from the grammar.
+        grammar: the ITG of ``svo_sov`` or ``conjugation``; default ``SVO_TO_SOV`` or
+            ``GENDERLESS_TO_GENDERED``.
+
+    Raises:
+        UserError: (a ValueError) an unknown task.
+        ValueError: ``vocab_size`` for an ITG task, ``grammar`` for another, or a bad value.
+    """
+
+    def __init__(
+        self, name: str, vocab_size: int | None = None, grammar: ITG | None = None
+    ) -> None:
+        if not isinstance(name, str) or name not in TASKS:
+            raise UserError(f"unknown transduction task {name!r}; the tasks are {TASKS}")
+        self.name = name
+        self.grammar: ITG | None
+        if name in _DEFAULT_GRAMMARS:
+            if vocab_size is not None:
+                raise ValueError(f"vocab_size: {name} takes its vocabulary from its grammar")
+            if grammar is None:
+                grammar = _DEFAULT_GRAMMARS[name]
+            elif not isinstance(grammar, ITG):
+                raise ValueError(f"grammar: expected an ITG, got {type(grammar).__name__}")
+            self.grammar = grammar
+            self.source_words = grammar.source_words
+            self.target_words = grammar.target_words
+        else:
+            if grammar is not None:
+                raise ValueError(f"grammar: {name} draws its sources uniformly, not from a grammar")
+            if vocab_size is None:
+                vocab_size = 128
+            if not _is_int(vocab_size) or vocab_size < 1:
+                raise ValueError(f"vocab_size: expected an int >= 1, got {vocab_size!r}")
+            self.grammar = None
+            self.source_words = self.target_words = tuple(str(i) for i in range(vocab_size))
+        # Word -> id, to turn the grammar's word pairs into ids.
+        self._source_ids = {w: i for i, w in enumerate(self.source_words)}
+        self._target_ids = {w: i for i, w in enumerate(self.target_words)}
+
+    def __repr__(self) -> str:
+        return (
+            f"TransductionTask({self.name!r}, source_vocab={self.source_vocab}, "
+            f"target_vocab={self.target_vocab})"
+        )
+
+    @property
+    def source_vocab(self) -> int:
+        """S, the number of source symbols (ids 0 .. S-1)."""
+        return len(self.source_words)
+
+    @property
+    def target_vocab(self) -> int:
+        """V, the number of target symbols (output ids 0 .. V-1)."""
+        return len(self.target_words)
+
+    @property
+    def bos(self) -> int:
+        """The input id of ``<s>``: S + V."""
+        return self.source_vocab + self.target_vocab
+
+    @property
+    def sep(self) -> int:
+        """The input id of the separator ``|||``: S + V + 1."""
+        return self.bos + 1
+
+    @property
+    def input_eos(self) -> int:
+        """The input id of ``</s>``, which also pads: S + V + 2."""
+        return self.bos + 2
+
+    @property
+    def eos(self) -> int:
+        """The output id of ``</s>``: V."""
+        return self.target_vocab
+
+    @property
+    def input_size(self) -> int:
+        """S + V + 3 input ids."""
+        return self.bos + 3
+
+    @property
+    def output_size(self) -> int:
+        """V + 1 output ids."""
+        return self.target_vocab + 1
+
+    def to_input(self, output_ids: Tensor) -> Tensor:
+        """The input ids that feed predicted output ids back: t -> S + t, ``</s>`` -> the
+        input ``</s>``."""
+        if not isinstance(output_ids, Tensor) or output_ids.dtype.is_floating_point:
+            raise ValueError("output_ids: expected an integer tensor")
+        if output_ids.numel() and (int(output_ids.min()) < 0 or int(output_ids.max()) > self.eos):
+            raise ValueError(f"output_ids: ids must lie in 0 .. {self.eos}")
+        return torch.where(output_ids == self.eos, self.input_eos, output_ids + self.source_vocab)
+
+    def reference(self, source: Sequence[int]) -> list[int]:
+        """The target of ``source`` (symbol ids) for copy, reversal and bigram flip.
+
+        Raises:
+            ValueError: an ITG task (its pairs come from the grammar), a symbol out of
+                range, or an odd-length source for bigram flip.
+        """
+        if self.grammar is not None:
+            raise ValueError(f"reference: {self.name} pairs come from its grammar, not a function")
+        ids = self._check_ids("source", source, self.source_vocab)
+        if self.name == "copy":
+            return ids
+        if self.name == "reversal":
+            return ids[::-1]
+        if len(ids) % 2:
+            raise ValueError(f"source: bigram_flip needs an even length, got {len(ids)}")
+        flipped = list(ids)
+        flipped[0::2], flipped[1::2] = ids[1::2], ids[0::2]
+        return flipped
+
+    def sample_pairs(
+        self, rng: np.random.Generator, n: int, min_length: int, max_length: int
+    ) -> list[Pair]:
+        """``n`` (source, target) id pairs with source lengths in [min_length, max_length].
+
+        Raises:
+            ValueError: a bad argument, a range with no even length for bigram flip, or an
+                ITG range that rejection cannot fill (``sample_pair``).
+        """
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
+        if not _is_int(n) or n < 0:
+            raise ValueError(f"n: expected an int >= 0, got {n!r}")
+        for arg, value in (("min_length", min_length), ("max_length", max_length)):
+            if not _is_int(value) or value < 1:
+                raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
+        if min_length > max_length:
+            raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
+        if self.grammar is not None:
+            pairs = (sample_pair(self.grammar, rng, min_length, max_length) for _ in range(n))
+            return [
+                ([self._source_ids[w] for w in s], [self._target_ids[w] for w in t])
+                for s, t in pairs
+            ]
+        step = 2 if self.name == "bigram_flip" else 1
+        low = -(-min_length // step)  # lengths are step * (low .. high)
+        high = max_length // step
+        if low > high:
+            raise ValueError(
+                f"min_length, max_length: bigram_flip needs an even length in "
+                f"[{min_length}, {max_length}]"
+            )
+        out: list[Pair] = []
+        for _ in range(n):
+            length = step * int(rng.integers(low, high + 1))
+            source = rng.integers(0, self.source_vocab, size=length).tolist()
+            out.append((source, self.reference(source)))
+        return out
+
+    def make_batch(self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> TransductionBatch:
+        """The batch (module docstring) of (source ids, target ids) pairs, targets without
+        ``</s>``."""
+        if not isinstance(pairs, Sequence) or not pairs:
+            raise ValueError("pairs: expected a non-empty sequence of (source, target) pairs")
+        rows = []
+        for source, target in pairs:
+            s = self._check_ids("source", source, self.source_vocab)
+            t = self._check_ids("target", target, self.target_vocab)
+            rows.append((s, t))
+        width = max(len(s) + len(t) + 3 for s, t in rows)
+        inputs = torch.full((len(rows), width), self.input_eos, dtype=torch.int64)
+        targets = torch.full((len(rows), width), IGNORE_INDEX, dtype=torch.int64)
+        for b, (s, t) in enumerate(rows):
+            joint = [self.bos, *s, self.sep, *(self.source_vocab + x for x in t), self.input_eos]
+            inputs[b, : len(joint)] = torch.tensor(joint)
+            # Reading ||| (step L + 1) emits t[0], ..., reading t[M-1] emits </s>.
+            targets[b, len(s) + 1 : len(s) + len(t) + 2] = torch.tensor([*t, self.eos])
+        return TransductionBatch(
+            inputs=inputs,
+            targets=targets,
+            source_lengths=torch.tensor([len(s) for s, _ in rows], dtype=torch.int64),
+            target_lengths=torch.tensor([len(t) for _, t in rows], dtype=torch.int64),
+        )
+
+    @staticmethod
+    def _check_ids(name: str, ids: Sequence[int], size: int) -> list[int]:
+        out = [int(x) for x in ids]
+        bad = [x for x in out if x < 0 or x >= size]
+        if bad:
+            raise ValueError(f"{name}: symbol ids must lie in 0 .. {size - 1}, got {bad[:5]}")
+        return out
+
+
+def sample_batch(
+    task: TransductionTask,
+    rng: np.random.Generator,
+    batch_size: int,
+    min_length: int,
+    max_length: int,
+) -> TransductionBatch:
+    """A batch of ``batch_size`` fresh pairs of ``task`` with source lengths in
+    [min_length, max_length]; the same ``rng`` state gives the same batch."""
+    if not isinstance(task, TransductionTask):
+        raise ValueError(f"task: expected a TransductionTask, got {type(task).__name__}")
+    if not _is_int(batch_size) or batch_size < 1:
+        raise ValueError(f"batch_size: expected an int >= 1, got {batch_size!r}")
+    return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
+
+
+def cut_at_eos(
+    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray, eos: int
+) -> list[list[int]]:
+    """Each predicted id sequence up to and including its first ``eos`` (whole if none).
+
+    ``predicted`` is (B, T) ids, e.g. greedy predictions of a fixed number of steps.
+    """
+    out = []
+    for row in _rows("predicted", predicted):
+        out.append(row[: row.index(eos) + 1] if eos in row else row)
+    return out
+
+
+def coarse(
+    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray,
+    gold: Sequence[Sequence[int]] | Tensor | np.ndarray,
+) -> float:
+    """The fraction of sequences predicted right up to and including gold's ``</s>``."""
+    pairs = _paired(predicted, gold)
+    return sum(_correct_prefix(p, g) == len(g) for p, g in pairs) / len(pairs)
+
+
+def fine(
+    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray,
+    gold: Sequence[Sequence[int]] | Tensor | np.ndarray,
+) -> float:
+    """The mean over sequences of (symbols right before the first error) / len(gold), gold
+    including its ``</s>``."""
+    pairs = _paired(predicted, gold)
+    return sum(_correct_prefix(p, g) / len(g) for p, g in pairs) / len(pairs)
+
+
+def _correct_prefix(predicted: list[int], gold: list[int]) -> int:
+    """How many of gold's symbols are predicted before the first difference."""
+    n = 0
+    for p, g in zip(predicted, gold, strict=False):  # a prediction may be shorter
+        if p != g:
+            break
+        n += 1
+    return n
+
+
+def _paired(predicted: object, gold: object) -> list[tuple[list[int], list[int]]]:
+    p, g = _rows("predicted", predicted), _rows("gold", gold)
+    if len(p) != len(g):
+        raise ValueError(f"predicted has {len(p)} sequences but gold has {len(g)}")
+    if not g:
+        raise ValueError("gold: no sequences to score")
+    if any(not row for row in g):
+        raise ValueError("gold: every sequence needs at least its </s>")
+    return list(zip(p, g, strict=True))
+
+
+def _rows(name: str, value: object) -> list[list[int]]:
+    """Id sequences as lists of ints, from a sequence of sequences or a 2-D array."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        if value.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-D array of ids, got {value.ndim}-D")
+        value = value.tolist()
+    if not isinstance(value, Sequence) or not all(
+        isinstance(row, (Sequence, Tensor, np.ndarray)) for row in value
+    ):
+        raise ValueError(f"{name}: expected a sequence of id sequences")
+    return [[int(x) for x in row] for row in value]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
