@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import pytest
 import torch
+from torch import Tensor
 
 from memrnn.models.controller import MemoryRNN
-from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
+from memrnn.models.transducer import (
+    DeepLSTM,
+    MemoryAugmentedLSTM,
+    core_parameters,
+    greedy_decode,
+)
 
 
 def _models() -> list[MemoryAugmentedLSTM | DeepLSTM]:
@@ -88,3 +94,25 @@ def test_bad_arguments() -> None:
         MemoryAugmentedLSTM(9, 7, memory="heap")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 8"):
         MemoryAugmentedLSTM(9, 7, hidden=4, embedding=2, memory_width=2)(torch.tensor([[9]]))
+
+
+@pytest.mark.parametrize("index", [0, 2, 4])
+def test_greedy_decode_equals_rerunning_the_whole_sequence(index: int) -> None:
+    model = _models()[index]
+    g = torch.Generator().manual_seed(3)
+    lengths = torch.tensor([2, 5, 3])
+    prefixes = torch.randint(0, 9, (3, 5), generator=g)
+
+    def feed(ids: Tensor) -> Tensor:
+        return (ids + 2) % 9  # any map from output ids to input ids
+
+    got = greedy_decode(model, prefixes, lengths, 4, feed)
+    for b in range(3):
+        seq = prefixes[b, : lengths[b]].tolist()
+        want = []
+        for _ in range(4):  # the literal way: rerun everything, take the last argmax
+            with torch.no_grad():
+                last = model(torch.tensor([seq])).logits[0, -1].argmax().item()
+            want.append(last)
+            seq.append(int(feed(torch.tensor(last))))
+        assert got[b].tolist() == want

@@ -10,6 +10,7 @@ from memrnn.experiments.base import Experiment
 # name -> "module:Class"; imported on first use so `memrnn list` stays fast.
 _EXPERIMENTS = {
     "ba2016": "memrnn.experiments.ba2016:Ba2016",
+    "grefenstette2015": "memrnn.experiments.grefenstette2015:Grefenstette2015",
     "hewitt2020": "memrnn.experiments.hewitt2020:Hewitt2020",
     "paassen2021": "memrnn.experiments.paassen2021:Paassen2021",
     "trask2016": "memrnn.experiments.trask2016:Trask2016",

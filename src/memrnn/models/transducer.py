@@ -16,6 +16,7 @@ embedding and the output layer (at hidden 256 and 512 the two agree within 5%, t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -147,3 +148,39 @@ def core_parameters(model: MemoryAugmentedLSTM | DeepLSTM) -> int:
     """Parameters other than the input embedding and the output layer (Appendix D's count)."""
     outer = {id(p) for module in (model.embed, model.output) for p in module.parameters()}
     return sum(p.numel() for p in model.parameters() if id(p) not in outer)
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: MemoryAugmentedLSTM | DeepLSTM,
+    prefixes: Tensor,
+    prefix_lengths: Tensor,
+    steps: int,
+    feed: Callable[[Tensor], Tensor],
+) -> Tensor:
+    """Greedy predictions (B, steps) after each row's prefix.
+
+    Row b reads its first ``prefix_lengths[b]`` ids of ``prefixes`` (B, P) (``<s> source
+    |||``); its first prediction is the argmax after the last of them, and every later one
+    the argmax after feeding the previous prediction back as the input ``feed(prediction)``.
+    All rows advance together: a row still reading its prefix ignores its outputs.
+    """
+    batch = prefixes.shape[0]
+    longest = int(prefix_lengths.max())
+    carry = model.start(batch, longest + steps)
+    predictions = prefixes.new_zeros(batch, steps)
+    made = prefixes.new_zeros(batch)  # predictions made per row
+    tokens = prefixes[:, 0]
+    for t in range(longest + steps - 1):
+        logits, carry = model.step(carry, tokens)  # type: ignore[arg-type]
+        guess = logits.argmax(dim=1)
+        emitting = (t >= prefix_lengths - 1) & (made < steps)
+        rows = emitting.nonzero()[:, 0]
+        predictions[rows, made[rows]] = guess[rows]
+        made += emitting.long()
+        if bool((made >= steps).all()):
+            break
+        reading = t + 1 < prefix_lengths
+        ahead = prefixes[:, min(t + 1, prefixes.shape[1] - 1)]
+        tokens = torch.where(reading, ahead, feed(guess))
+    return predictions

@@ -1,0 +1,385 @@
+"""Grefenstette, Hermann, Suleyman, Blunsom (2015), *Learning to Transduce with Unbounded
+Memory* (seed 000), section 4: Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on five
+transduction tasks, trained on short sequences and tested on longer ones (Figure 2a).
+
+Each run trains one model on one task by teacher forcing (loss on the target part of
+``<s> source ||| target </s>`` only) and scores it by greedy decoding: coarse accuracy
+(sequences fully right, ``</s>`` included) and fine accuracy (the right prefix's share),
+on fresh sequences of the training lengths and of the longer test lengths.
+
+Training lengths follow an adaptive curriculum (quick profile): the longest source drawn
+starts at ``curriculum_start`` and grows by ``curriculum_increment`` whenever greedy
+coarse accuracy at the current lengths reaches ``curriculum_threshold``; the current
+bound is a buffer of the trained module, so a resumed run continues where it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from memrnn.experiments.base import (
+    Cell,
+    Experiment,
+    Profile,
+    RunRecord,
+    RunSpec,
+    Table,
+    TrainConfig,
+)
+from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, greedy_decode
+from memrnn.tasks.transduction import (
+    TASKS,
+    TransductionBatch,
+    TransductionTask,
+    coarse,
+    cut_at_eos,
+    fine,
+    sample_batch,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+MODELS = ("lstm", "stack", "queue", "deque")
+MODEL_NAMES = {"lstm": "Deep LSTM", "stack": "Stack-LSTM", "queue": "Queue-LSTM",
+               "deque": "DeQue-LSTM"}  # fmt: skip
+# Figure 2a (train coarse/fine, test coarse/fine); the Deep LSTM row is the paper's best depth
+PAPER_FIGURE2A = {
+    ("copy", "lstm"): (0.98, 0.98, 0.01, 0.50),
+    ("copy", "stack"): (0.89, 0.94, 0.00, 0.22),
+    ("copy", "queue"): (1.0, 1.0, 1.0, 1.0),
+    ("copy", "deque"): (1.0, 1.0, 1.0, 1.0),
+    ("reversal", "lstm"): (0.95, 0.98, 0.04, 0.13),
+    ("reversal", "stack"): (1.0, 1.0, 1.0, 1.0),
+    ("reversal", "queue"): (0.44, 0.61, 0.00, 0.01),
+    ("reversal", "deque"): (1.0, 1.0, 1.0, 1.0),
+    ("bigram_flip", "lstm"): (0.54, 0.93, 0.02, 0.52),
+    ("bigram_flip", "stack"): (0.44, 0.90, 0.00, 0.48),
+    ("bigram_flip", "queue"): (0.55, 0.94, 0.55, 0.98),
+    ("bigram_flip", "deque"): (0.55, 0.94, 0.53, 0.98),
+    ("svo_sov", "lstm"): (0.98, 0.99, 0.98, 0.99),
+    ("svo_sov", "stack"): (1.0, 1.0, 1.0, 1.0),
+    ("svo_sov", "queue"): (1.0, 1.0, 1.0, 1.0),
+    ("svo_sov", "deque"): (1.0, 1.0, 1.0, 1.0),
+    ("conjugation", "lstm"): (0.98, 0.99, 0.99, 0.99),
+    ("conjugation", "stack"): (0.93, 0.97, 0.93, 0.97),
+    ("conjugation", "queue"): (1.0, 1.0, 1.0, 1.0),
+    ("conjugation", "deque"): (1.0, 1.0, 1.0, 1.0),
+}
+SCORES = ("train_coarse", "train_fine", "test_coarse", "test_fine")
+
+
+@dataclass(frozen=True)
+class Grefenstette2015Config(TrainConfig):
+    """One transduction run (the training fields come from ``TrainConfig``).
+
+    Attributes:
+        task: one of ``TASKS``.
+        model: "lstm" (Deep LSTM), "stack", "queue" or "deque".
+        layers: the Deep LSTM's layers (the memory models have one).
+        hidden, embedding, memory_width: sizes (the paper: 256 or 512, 64, 256).
+        vocab_size: source symbols of copy, reversal and bigram flip (the ITG tasks take
+            theirs from their grammars).
+        min_length, max_length: source lengths of training (the paper: 8-64).
+        test_min_length, test_max_length: the longer test lengths (the paper: 65-128).
+        curriculum_start: the longest training source at first; 0 turns the curriculum
+            off (every length from the start).
+        curriculum_increment, curriculum_threshold: see the module docstring.
+        pop_bias: the pop gates' initial bias.
+        eval_size: sequences decoded per score.
+    """
+
+    steps: int = 5000
+    batch_size: int = 32
+    lr: float = 3e-3
+    eval_every: int = 100
+    checkpoint_every: int = 1000
+    monitor: str = "train_coarse"
+    monitor_mode: str = "max"
+    task: str = "reversal"
+    model: str = "stack"
+    layers: int = 1
+    hidden: int = 64
+    embedding: int = 32
+    memory_width: int = 64
+    vocab_size: int = 16
+    min_length: int = 1
+    max_length: int = 32
+    test_min_length: int = 33
+    test_max_length: int = 64
+    curriculum_start: int = 4
+    curriculum_increment: int = 4
+    curriculum_threshold: float = 0.9
+    pop_bias: float = -1.0
+    eval_size: int = 200
+
+    def validate(self) -> None:
+        super().validate()
+        if self.task not in TASKS:
+            raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
+        if self.model not in MODELS:
+            raise ValueError(f"model: expected one of {', '.join(MODELS)}, got {self.model!r}")
+        self.require_positive("layers", "hidden", "embedding", "memory_width", "vocab_size")
+        self.require_positive("min_length", "eval_size", "curriculum_increment")
+        if not self.min_length <= self.max_length < self.test_min_length <= self.test_max_length:
+            raise ValueError(
+                "min_length, max_length, test_min_length, test_max_length: need "
+                f"min <= max < test_min <= test_max, got {self.min_length}, {self.max_length}, "
+                f"{self.test_min_length}, {self.test_max_length}"
+            )
+        if self.curriculum_start < 0:
+            raise ValueError(f"curriculum_start: must not be negative, got {self.curriculum_start}")
+
+
+class _Trained(nn.Module):
+    """The model and the curriculum's current longest source, saved with it."""
+
+    bound: Tensor
+
+    def __init__(self, network: MemoryAugmentedLSTM | DeepLSTM, bound: int) -> None:
+        super().__init__()
+        self.network = network
+        self.register_buffer("bound", torch.tensor(bound))
+
+
+class TransductionRun:
+    """One run: a task, a model and how to train and score it."""
+
+    def __init__(self, config: Grefenstette2015Config, device: torch.device) -> None:
+        self.config, self.device = config, device
+        vocab = config.vocab_size if config.task in ("copy", "reversal", "bigram_flip") else None
+        self.task = TransductionTask(config.task, vocab)
+        network: MemoryAugmentedLSTM | DeepLSTM
+        if config.model == "lstm":
+            network = DeepLSTM(
+                self.task.input_size, self.task.output_size, hidden=config.hidden,
+                layers=config.layers, embedding=config.embedding,
+            )  # fmt: skip
+        else:
+            network = MemoryAugmentedLSTM(
+                self.task.input_size, self.task.output_size, memory=config.model,  # type: ignore[arg-type]
+                hidden=config.hidden, embedding=config.embedding,
+                memory_width=config.memory_width, pop_bias=config.pop_bias,
+            )  # fmt: skip
+        start = config.curriculum_start or config.max_length
+        self.model = _Trained(network, min(max(start, config.min_length), config.max_length))
+        self.model.to(device)
+
+    def _batch(self, rng: np.random.Generator, size: int, lo: int, hi: int) -> TransductionBatch:
+        batch = sample_batch(self.task, rng, size, lo, hi)
+        return TransductionBatch(
+            batch.inputs.to(self.device), batch.targets.to(self.device),
+            batch.source_lengths.to(self.device), batch.target_lengths.to(self.device),
+        )  # fmt: skip
+
+    def training_batch(self, rng: np.random.Generator) -> TransductionBatch:
+        bound = int(self.model.bound)
+        return self._batch(rng, self.config.batch_size, self.config.min_length, bound)
+
+    def loss(self, batch: TransductionBatch) -> Tensor:
+        logits = self.model.network(batch.inputs).logits
+        return F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
+
+    def score(self, rng: np.random.Generator, lo: int, hi: int) -> tuple[float, float]:
+        """Coarse and fine accuracy of greedy decoding on fresh sources of lengths lo-hi."""
+        batch = self._batch(rng, self.config.eval_size, lo, hi)
+        predictions = self.decode(batch)
+        gold = batch.gold()
+        return coarse(predictions, gold), fine(predictions, gold)
+
+    def decode(self, batch: TransductionBatch) -> list[list[int]]:
+        """Greedy outputs of each row after ``<s> source |||``, cut at ``</s>``."""
+        prefix = batch.source_lengths + 2
+        steps = int(batch.target_lengths.max()) + 2  # room to see a missing </s>
+        out = greedy_decode(self.model.network, batch.inputs, prefix, steps, self.task.to_input)
+        return cut_at_eos(out.cpu(), self.task.eos)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        c = self.config
+        bound = int(self.model.bound)
+        current, _ = self.score(rng, max(c.min_length, bound // 2), bound)
+        if current >= c.curriculum_threshold and bound < c.max_length:
+            self.model.bound.fill_(min(c.max_length, bound + c.curriculum_increment))
+        train_coarse, train_fine = self.score(rng, c.min_length, c.max_length)
+        test_coarse, test_fine = self.score(rng, c.test_min_length, c.test_max_length)
+        return {
+            "curriculum": float(bound),
+            "curriculum_coarse": current,
+            "train_coarse": train_coarse,
+            "train_fine": train_fine,
+            "test_coarse": test_coarse,
+            "test_fine": test_fine,
+        }
+
+    def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
+        """The push, pop and strength traces of one test-length example (memory models)."""
+        network = self.model.network
+        if not isinstance(network, MemoryAugmentedLSTM):
+            return {}
+        c = self.config
+        batch = self._batch(rng, 1, c.test_min_length, c.test_min_length)
+        out = network(batch.inputs, traces=True)
+        assert out.push is not None and out.pop is not None and out.strengths is not None
+        return {
+            "source_length": int(batch.source_lengths[0]),
+            "push": out.push[0].tolist(),
+            "pop": out.pop[0].tolist(),
+            "strengths": out.strengths[0].tolist(),
+        }
+
+
+# Quick profile: the models and tasks of Figure 2a at a CPU scale
+_QUICK: dict[str, Any] = {"steps": 5000, "eval_size": 200}
+_PAPER: dict[str, Any] = {
+    "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "lr": 1e-3, "clip": 1.0,
+    "hidden": 256, "embedding": 64, "memory_width": 256, "vocab_size": 128,
+    "min_length": 8, "max_length": 64, "test_min_length": 65, "test_max_length": 128,
+    "curriculum_start": 0, "eval_every": 5000, "checkpoint_every": 5000, "eval_size": 1000,
+}  # fmt: skip
+
+
+class Grefenstette2015(Experiment):
+    name = "grefenstette2015"
+    title = "Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on transduction tasks"
+    reproduces = (
+        "Grefenstette et al. (2015), Learning to Transduce with Unbounded Memory: Figure 2a"
+    )
+    config_type = Grefenstette2015Config
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        specs = []
+        tasks = ("reversal", "copy") if profile == "smoke" else TASKS
+        for task in tasks:
+            for model in MODELS:
+                settings: dict[str, Any] = dict(_PAPER if profile == "paper" else _QUICK)
+                if profile == "smoke":
+                    settings = {"steps": 4, "eval_every": 2, "checkpoint_every": 2, "eval_size": 4,
+                                "max_length": 4, "test_min_length": 5, "test_max_length": 6,
+                                "hidden": 8, "embedding": 4, "memory_width": 4}  # fmt: skip
+                layers = 4 if profile == "paper" and model == "lstm" else 1
+                config = Grefenstette2015Config(task=task, model=model, layers=layers, **settings)
+                specs.append(
+                    RunSpec(
+                        self.name,
+                        f"{task}/{model}/seed{config.seed}",
+                        profile,
+                        config.to_dict(),
+                        model=MODEL_NAMES[model],
+                        task=task,
+                    )
+                )
+        return specs
+
+    def build(self, config: TrainConfig, device: torch.device) -> TransductionRun:
+        if not isinstance(config, Grefenstette2015Config):
+            raise TypeError(
+                f"grefenstette2015 needs a Grefenstette2015Config, got {type(config).__name__}"
+            )
+        return TransductionRun(config, device)
+
+    def scale(self, profile: Profile) -> str:
+        if profile == "paper":
+            return (
+                "the paper's settings: hidden 256, embeddings 64, memory width 256, 128 "
+                "symbols, RMSProp lr 1e-3, batch 10, clipping 1, train lengths 8-64, test "
+                "65-128, a 4-layer Deep LSTM (the paper's grid of learning rates and depths "
+                "is not searched)"
+            )
+        c = Grefenstette2015Config(**_QUICK)
+        return (
+            f"hidden {c.hidden}, embeddings {c.embedding}, memory width {c.memory_width}, "
+            f"{c.vocab_size} symbols for copy, reversal and bigram flip, Adam lr {c.lr}, "
+            f"batch {c.batch_size}, {c.steps} steps, train lengths {c.min_length}-"
+            f"{c.max_length} by a curriculum from {c.curriculum_start}, test lengths "
+            f"{c.test_min_length}-{c.test_max_length}, a 1-layer Deep LSTM, one seed; "
+            f"{c.eval_size} sequences per score (the paper: hidden 256/512, 128 symbols, "
+            "RMSProp, train 8-64, test 65-128, 1000 sequences)"
+        )
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        rows: dict[str, dict[str, Cell]] = {}
+        for r in sorted(records, key=_order):
+            c = r.spec.config
+            paper = PAPER_FIGURE2A.get((c["task"], c["model"]))
+            rows[f"{c['task']} {MODEL_NAMES[c['model']]}"] = {
+                name: Cell(
+                    r.metrics[name], paper[i] if paper else None, (r.spec.seed,), r.wall_seconds
+                )
+                for i, name in enumerate(SCORES)
+            }
+        return [
+            Table(
+                "figure2a",
+                "Greedy coarse and fine accuracy at the training lengths and at the longer "
+                "test lengths (Figure 2a)",
+                list(SCORES),
+                rows,
+            )
+        ]
+
+    def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        lines = []
+        for r in sorted(records, key=lambda r: r.spec.name):
+            c, m = r.spec.config, r.metrics
+            lines.append(
+                f"{c['task']}, {MODEL_NAMES[c['model']]}: test coarse {m['test_coarse']:.2f}, "
+                f"fine {m['test_fine']:.2f} (train {m['train_coarse']:.2f} / "
+                f"{m['train_fine']:.2f}; curriculum reached length {m['curriculum']:.0f})."
+            )
+        return lines
+
+    def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
+        from matplotlib.figure import Figure
+
+        figures: dict[str, Figure] = {}
+        if not records:
+            return figures
+        tasks = [t for t in TASKS if any(r.spec.config["task"] == t for r in records)]
+        curves = Figure(figsize=(4 * len(tasks), 3.2), layout="constrained")
+        grid = curves.subplots(1, len(tasks), squeeze=False)[0]
+        for axes, task in zip(grid, tasks, strict=True):
+            for r in records:
+                if r.spec.config["task"] != task:
+                    continue
+                points = [(s, v) for s, n, v in r.history if n == "test_fine"]
+                if points:
+                    steps, values = zip(*points, strict=True)
+                    axes.plot(steps, values, label=MODEL_NAMES[r.spec.config["model"]])
+            axes.set_title(task)
+            axes.set_xlabel("steps")
+            axes.set_ylabel("test fine accuracy")
+            axes.set_ylim(-0.02, 1.02)
+            axes.legend(fontsize=7)
+        figures["training-curves"] = curves
+        traced = [
+            r
+            for r in records
+            if (r.spec.config["task"], r.spec.config["model"]) == ("reversal", "stack")
+            and r.artifacts.get("strengths")
+        ]
+        if traced:
+            trace = traced[0].artifacts
+            heat = Figure(figsize=(8, 5), layout="constrained")
+            top, bottom = heat.subplots(2, 1, height_ratios=(1, 3), sharex=True)
+            top.imshow(np.array([trace["push"], trace["pop"]]), aspect="auto", vmin=0, vmax=1)
+            top.set_yticks([0, 1], ["push", "pop"])
+            image = bottom.imshow(np.array(trace["strengths"]).T, aspect="auto", origin="lower",
+                                  vmin=0, vmax=1)  # fmt: skip
+            bottom.set_xlabel(f"time step (source of {trace['source_length']} symbols)")
+            bottom.set_ylabel("stack position (bottom = 0)")
+            heat.colorbar(image, ax=[top, bottom], label="strength")
+            figures["stack-reversal-trace"] = heat
+        return figures
+
+
+def _order(record: RunRecord) -> tuple[int, int]:
+    """Figure 2a's order: by task, then by model."""
+    c = record.spec.config
+    return TASKS.index(c["task"]), MODELS.index(c["model"])
