@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from memrnn.checks import is_int
 from memrnn.errors import UserError
 from memrnn.runner.files import load_arrays, save_arrays
 
@@ -81,12 +82,8 @@ State = tuple[int, ...] | Terminal
 """A DFA state: a stack of open-bracket ids (bottom first, at most m), REJECT or ACCEPT."""
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _check_int(value: object, name: str, least: int) -> int:
-    if not _is_int(value) or value < least:  # type: ignore[operator]
+    if not is_int(value) or value < least:  # type: ignore[operator]
         raise ValueError(f"{name}: expected an int >= {least}, got {value!r}")
     return int(value)  # type: ignore[call-overload]
 
@@ -181,7 +178,7 @@ class DyckDFA:
             )
         code = 0
         for i in state:
-            if not _is_int(i) or not 0 <= i < self.k:
+            if not is_int(i) or not 0 <= i < self.k:
                 raise ValueError(
                     f"state: {i!r} in {state!r} is not an open-bracket id 0..{self.k - 1}"
                 )
@@ -220,7 +217,7 @@ class DyckDFA:
             ValueError: ``code`` is not in ``range(num_states)``, or ``token`` not in 0..2k.
         """
         code = self._check_code(code)
-        if not _is_int(token) or not 0 <= token <= self.end:
+        if not is_int(token) or not 0 <= token <= self.end:
             raise ValueError(f"token: expected an int token id 0..{self.end}, got {token!r}")
         return self._step(code, int(token))
 
@@ -265,7 +262,7 @@ class DyckDFA:
         return mask
 
     def _check_code(self, code: int) -> int:
-        if not _is_int(code) or not 0 <= code < self.num_states:
+        if not is_int(code) or not 0 <= code < self.num_states:
             raise ValueError(f"code: expected an int in 0..{self.num_states - 1}, got {code!r}")
         return int(code)
 
@@ -396,7 +393,7 @@ def length_ranges(m: int) -> tuple[tuple[int, int], tuple[int, int]]:
     Raises:
         ValueError: ``m`` is not 3 or 5.
     """
-    if not _is_int(m) or int(m) not in _LENGTH_RANGES:
+    if not is_int(m) or int(m) not in _LENGTH_RANGES:
         raise ValueError(
             f"m: the seed's Table 2 gives length ranges for m = 3 and m = 5 only, got {m!r}; "
             "pass the lengths explicitly"

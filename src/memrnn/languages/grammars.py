@@ -97,6 +97,8 @@ from typing import TypeAlias
 
 import numpy as np
 
+from memrnn.checks import is_int
+
 # "NAME<digits>" on a rule side is a nonterminal or terminal class with its alignment index.
 _REF = re.compile(r"([A-Z][A-Z_]*)(\d+)")
 
@@ -350,10 +352,6 @@ def _min_lengths(
     return best
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def sample_pair(
     grammar: ITG,
     rng: np.random.Generator,
@@ -382,11 +380,11 @@ def sample_pair(
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
     for arg, value in (("min_length", min_length), ("max_length", max_length)):
-        if not _is_int(value) or value < 1:
+        if not is_int(value) or value < 1:
             raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
     if min_length > max_length:
         raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
-    if not _is_int(max_tries) or max_tries < 1:
+    if not is_int(max_tries) or max_tries < 1:
         raise ValueError(f"max_tries: expected an int >= 1, got {max_tries!r}")
     if grammar.min_length > max_length:
         raise ValueError(
@@ -408,7 +406,7 @@ def _class(source: str, target: str, n: int) -> tuple[tuple[str, str], ...]:
 
 
 def _check_words_per_class(n: object) -> None:
-    if not _is_int(n) or n < 1:  # type: ignore[operator]
+    if not is_int(n) or n < 1:  # type: ignore[operator]
         raise ValueError(f"words_per_class: expected an int >= 1, got {n!r}")
 
 

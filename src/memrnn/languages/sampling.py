@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memrnn.checks import is_int
 from memrnn.errors import UserError
 
 
@@ -229,10 +230,6 @@ _HAS_LENGTH: dict[str, Callable[[int], bool]] = {
 }
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def sample_words(
     name: str,
     rng: np.random.Generator,
@@ -265,7 +262,7 @@ def sample_words(
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
     for arg, value in (("n", n), ("min_length", min_length), ("max_length", max_length)):
-        if not _is_int(value) or value < 0:
+        if not is_int(value) or value < 0:
             raise ValueError(f"{arg}: expected an int >= 0, got {value!r}")
     if min_length > max_length:
         raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
@@ -273,7 +270,7 @@ def sample_words(
         raise ValueError(f"{name} has no words of lengths {min_length} to {max_length}")
     if max_attempts is None:
         max_attempts = 2000 * int(n) + 2000
-    elif not _is_int(max_attempts) or max_attempts < 1:
+    elif not is_int(max_attempts) or max_attempts < 1:
         raise ValueError(f"max_attempts: expected an int >= 1, got {max_attempts!r}")
     grammar = GRAMMARS[name]
     words: list[str] = []

@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from memrnn.checks import is_int
+
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 
 
@@ -52,7 +54,7 @@ class ReversalTask:
     """
 
     def __init__(self, vocab_size: int = 2) -> None:
-        if not _is_int(vocab_size) or vocab_size < 2:
+        if not is_int(vocab_size) or vocab_size < 2:
             raise ValueError(f"vocab_size: expected an int >= 2, got {vocab_size!r}")
         self.vocab_size = int(vocab_size)
 
@@ -118,10 +120,6 @@ class ReversalTask:
         return float(token), float(sequence)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _check_positive_int(name: str, value: object) -> None:
-    if not _is_int(value) or value < 1:  # type: ignore[operator]
+    if not is_int(value) or value < 1:  # type: ignore[operator]
         raise ValueError(f"{name}: expected an int >= 1, got {value!r}")

@@ -65,6 +65,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from memrnn.checks import is_int
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
 from memrnn.tasks.reversal import IGNORE_INDEX
@@ -138,7 +139,7 @@ class TransductionTask:
                 raise ValueError(f"grammar: {name} draws its sources uniformly, not from a grammar")
             if vocab_size is None:
                 vocab_size = 128
-            if not _is_int(vocab_size) or vocab_size < 1:
+            if not is_int(vocab_size) or vocab_size < 1:
                 raise ValueError(f"vocab_size: expected an int >= 1, got {vocab_size!r}")
             self.grammar = None
             self.source_words = self.target_words = tuple(str(i) for i in range(vocab_size))
@@ -232,10 +233,10 @@ class TransductionTask:
         """
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
-        if not _is_int(n) or n < 0:
+        if not is_int(n) or n < 0:
             raise ValueError(f"n: expected an int >= 0, got {n!r}")
         for arg, value in (("min_length", min_length), ("max_length", max_length)):
-            if not _is_int(value) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
         if min_length > max_length:
             raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
@@ -305,7 +306,7 @@ def sample_batch(
     [min_length, max_length]; the same ``rng`` state gives the same batch."""
     if not isinstance(task, TransductionTask):
         raise ValueError(f"task: expected a TransductionTask, got {type(task).__name__}")
-    if not _is_int(batch_size) or batch_size < 1:
+    if not is_int(batch_size) or batch_size < 1:
         raise ValueError(f"batch_size: expected an int >= 1, got {batch_size!r}")
     return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
 
@@ -374,7 +375,3 @@ def _rows(name: str, value: object) -> list[list[int]]:
     ):
         raise ValueError(f"{name}: expected a sequence of id sequences")
     return [[int(x) for x in row] for row in value]
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

@@ -1,0 +1,91 @@
+"""Training throughput of the transduction models at the paper's sizes.
+
+Tokens per second (batch x sequence length, the whole joint sequence ``<s> source |||
+target </s>``) of RMSProp steps of the Stack-, Queue- and DeQue-LSTM and of a 1-layer
+Deep LSTM (the baseline's cost without a memory), at the paper's sizes: 128 symbols,
+embeddings 64, memory width 256, hidden 256 and 512, batch 10, and 131 steps (a source of
+64, the longest trained). Best of a few timed steps after a warm-up, on the device you
+name; ratios are against the Deep LSTM in the same run.
+
+    python benchmarks/controllers.py                   # CPU
+    python benchmarks/controllers.py --device cuda --batch 10 256
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+import torch.nn.functional as F
+
+from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
+
+
+def seconds_per_step(model: torch.nn.Module, batch: int, length: int, device: torch.device,
+                     repeats: int) -> float:  # fmt: skip
+    """The best time of one RMSProp step (forward, backward, clip, update)."""
+    model.to(device)
+    optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+    tokens = torch.randint(0, 131, (batch, length), device=device)
+    targets = torch.randint(0, 129, (batch, length), device=device)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(tokens).logits
+        F.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    step()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 512])
+    parser.add_argument("--batch", type=int, nargs="+", default=[10])
+    parser.add_argument("--length", type=int, default=131)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    print(f"device {device}, torch {torch.__version__}, threads {torch.get_num_threads()}, "
+          f"T = {args.length}")  # fmt: skip
+    print("| hidden | batch | model | ms/step | tokens/s | x Deep LSTM time |")
+    print("|---:|---:|---|---:|---:|---:|")
+    for hidden in args.hidden:
+        for batch in args.batch:
+            torch.manual_seed(0)
+            models = {
+                "Deep LSTM (1 layer)": DeepLSTM(131, 129, hidden=hidden),
+                **{
+                    f"{kind.capitalize()}-LSTM": MemoryAugmentedLSTM(
+                        131,
+                        129,
+                        memory=kind,
+                        hidden=hidden,  # type: ignore[arg-type]
+                    )
+                    for kind in ("stack", "queue", "deque")
+                },
+            }
+            base = None
+            for name, model in models.items():
+                seconds = seconds_per_step(model, batch, args.length, device, args.repeats)
+                base = base or seconds
+                print(
+                    f"| {hidden} | {batch} | {name} | {1000 * seconds:.1f} | "
+                    f"{batch * args.length / seconds:,.0f} | {seconds / base:.1f}x |",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
