@@ -24,8 +24,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from memrnn.checks import check_token_ids
 from memrnn.constructions.encodings import Encoding
-from memrnn.constructions.srnn import F32, LAMBDA, ZETA, check_tokens
+from memrnn.constructions.srnn import F32, LAMBDA, ZETA
 
 GAMMA = math.tanh(1.0)
 
@@ -93,7 +94,7 @@ class GeneratorLSTM(nn.Module):
         return torch.softmax(h @ self.V.T + self.c_out, dim=-1)
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_tokens(tokens, self.vocabulary)
+        check_token_ids(tokens, self.vocabulary)
         state = self.initial_state(tokens.shape[0])
         rows = [self.distribution(state)]
         for t in range(tokens.shape[1]):

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from memrnn.checks import check_token_ids
 from memrnn.constructions.encodings import Encoding
 
 LAMBDA = 100.0  # gate scale: sigmoid(LAMBDA / 2) == 1.0 in float32
@@ -79,26 +80,13 @@ class GeneratorRNN(nn.Module):
         return torch.softmax(h @ self.V.T + self.c, dim=-1)
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_tokens(tokens, self.vocabulary)
+        check_token_ids(tokens, self.vocabulary)
         h = self.initial_state(tokens.shape[0])
         rows = [self.distribution(h)]
         for t in range(tokens.shape[1]):
             h = self.step(h, tokens[:, t])
             rows.append(self.distribution(h))
         return torch.stack(rows, dim=1)
-
-
-def check_tokens(tokens: Tensor, vocabulary: int) -> None:
-    if not isinstance(tokens, Tensor) or tokens.dim() != 2:
-        raise ValueError(f"tokens: expected a (B, T) tensor of ids, got {_shape(tokens)}")
-    if tokens.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"tokens: expected integer ids, got dtype {tokens.dtype}")
-    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocabulary):
-        raise ValueError(f"tokens: ids must lie in 0 .. {vocabulary - 1}")
-
-
-def _shape(value: object) -> str:
-    return str(tuple(value.shape)) if isinstance(value, Tensor) else type(value).__name__
 
 
 def stack_srnn(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorRNN:

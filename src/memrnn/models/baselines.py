@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from memrnn.models.fast_weights import FastWeightsRNN, check_token_batch
+from memrnn.checks import check_token_ids
+from memrnn.models.fast_weights import FastWeightsRNN
 
 
 class IRNN(nn.Module):
@@ -35,7 +36,7 @@ class IRNN(nn.Module):
             self.W.bias.zero_()
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_token_batch(tokens, self.C.num_embeddings)
+        check_token_ids(tokens, self.C.num_embeddings, min_steps=1)
         inputs = self.C(tokens)
         h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
         states = []
@@ -54,7 +55,7 @@ class LSTMEncoder(nn.Module):
         self.lstm = nn.LSTM(vocab, hidden, batch_first=True)
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_token_batch(tokens, self.vocab)
+        check_token_ids(tokens, self.vocab, min_steps=1)
         states, _ = self.lstm(F.one_hot(tokens, self.vocab).to(next(self.lstm.parameters()).dtype))
         return states
 
@@ -77,7 +78,7 @@ class AttentionLSTM(nn.Module):
         return torch.einsum("bt,btr->br", weights, H)
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_token_batch(tokens, self.vocab)
+        check_token_ids(tokens, self.vocab, min_steps=1)
         inputs = F.one_hot(tokens, self.vocab).to(self.query.weight.dtype)
         h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
         c, context = torch.zeros_like(h), torch.zeros_like(h)

@@ -27,6 +27,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.checks import check_token_ids
+
 Form = Literal["attention", "matrix"]
 Norm = Literal["sum", "slow"]
 
@@ -100,7 +102,7 @@ class FastWeightsRNN(nn.Module):
             self.W.bias.zero_()
 
     def forward(self, tokens: Tensor) -> Tensor:
-        check_token_batch(tokens, self.C.num_embeddings)
+        check_token_ids(tokens, self.C.num_embeddings, min_steps=1)
         batch, steps = tokens.shape
         h = tokens.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
         inputs = self.C(tokens)
@@ -132,15 +134,3 @@ class FastWeightsRNN(nn.Module):
             if A is not None:
                 A = self.decay * A + self.fast_lr * h[:, :, None] * h[:, None, :]
         return torch.stack(past, dim=1)
-
-
-def check_token_batch(tokens: Tensor, vocab: int) -> None:
-    """Raise ValueError unless ``tokens`` is a non-empty (B, T) integer tensor of ids below
-    ``vocab``."""
-    if not isinstance(tokens, Tensor) or tokens.dim() != 2 or tokens.shape[1] == 0:
-        shape = tuple(tokens.shape) if isinstance(tokens, Tensor) else type(tokens).__name__
-        raise ValueError(f"tokens: expected a (B, T) tensor of ids with T >= 1, got {shape}")
-    if tokens.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"tokens: expected integer ids, got dtype {tokens.dtype}")
-    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab):
-        raise ValueError(f"tokens: ids must lie in 0 .. {vocab - 1}")

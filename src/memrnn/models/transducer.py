@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from memrnn.checks import check_token_ids
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
-from memrnn.models.fast_weights import check_token_batch
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class MemoryAugmentedLSTM(nn.Module):
 
     def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
         """Logits (B, T, V_out) for token ids (B, T), teacher-forced."""
-        check_token_batch(tokens, self.input_vocab)
+        check_token_ids(tokens, self.input_vocab, min_steps=1)
         out = self.core(self.embed(tokens), traces=traces)
         return TransducerOutput(
             self.output(torch.tanh(out.logits)),
@@ -128,7 +128,7 @@ class DeepLSTM(nn.Module):
     def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
         """Logits (B, T, V_out) for token ids (B, T); ``traces`` is accepted for a common
         interface and has nothing to trace."""
-        check_token_batch(tokens, self.input_vocab)
+        check_token_ids(tokens, self.input_vocab, min_steps=1)
         states, _ = self.lstm(self.embed(tokens))
         return TransducerOutput(self.output(torch.tanh(self.project(states))))
 
