@@ -114,7 +114,10 @@ def test_initial_state_is_learned(cell: str) -> None:
 
 
 class _Recorder:
-    """Records the controller cell's inputs and the (top, bottom) value projections."""
+    """Records the controller cell's inputs and the (top, bottom) value projections.
+
+    Module hooks fire on the per-step path (``stepwise=True``); the whole-sequence path
+    computes the same numbers (tests/models/test_fused.py)."""
 
     def __init__(self, model: MemoryRNN) -> None:
         self.cell_inputs: list[Tensor] = []
@@ -144,7 +147,7 @@ def test_cell_sees_the_memory_reads(memory: str, cell: str) -> None:
     model = _model(memory, cell)
     rec = _Recorder(model)
     with torch.no_grad():
-        out = model(_inputs(3, 7))
+        out = model(_inputs(3, 7), stepwise=True)
     seen = rec.reads(5)
     torch.testing.assert_close(seen[:, 0], torch.zeros(3, seen.shape[-1]))
     if memory == "deque":
@@ -179,7 +182,7 @@ def test_classical_behaviour_with_saturated_gates(memory: str) -> None:
     _force_gates(model, push_bias=30.0, pop_bias=-30.0)
     rec = _Recorder(model)
     with torch.no_grad():
-        model(_inputs(2, 5))
+        model(_inputs(2, 5), stepwise=True)
     seen, values = rec.reads(5)[:, 1:], rec.value_seq("top")[:, :-1]
     want = values if memory == "stack" else values[:, :1].expand_as(values)
     torch.testing.assert_close(seen, want)
@@ -192,7 +195,7 @@ def test_stack_stays_empty_without_pushes() -> None:
     _force_gates(model, push_bias=-30.0, pop_bias=30.0)
     rec = _Recorder(model)
     with torch.no_grad():
-        model(_inputs(2, 5))
+        model(_inputs(2, 5), stepwise=True)
     torch.testing.assert_close(rec.reads(5), torch.zeros(2, 5, 4))
 
 
@@ -201,7 +204,7 @@ def test_deque_ends_with_saturated_gates() -> None:
     _force_gates(model, push_bias=30.0, pop_bias=-30.0)
     rec = _Recorder(model)
     with torch.no_grad():
-        model(_inputs(2, 5))
+        model(_inputs(2, 5), stepwise=True)
     seen = rec.reads(5)[:, 1:]
     torch.testing.assert_close(seen[..., :4], rec.value_seq("top")[:, :-1])
     torch.testing.assert_close(seen[..., 4:], rec.value_seq("bot")[:, :-1])

@@ -27,7 +27,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from memrnn.models.checks import check_inputs, check_sizes
+from memrnn.models.fused import MemoryRNNSequence, Shape
 from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
+from memrnn.structures.layout import Layout
 
 MemoryKind = Literal["stack", "queue", "deque"]
 CellKind = Literal["rnn", "lstm"]
@@ -217,11 +219,20 @@ class MemoryRNN(nn.Module):
             read, state = self.memory.step(carry.memory, value, push, pop)
         return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
 
-    def forward(self, inputs: Tensor, *, traces: bool = False) -> MemoryRNNOutput:
-        """Run the controller and its memory over ``inputs`` (B, T, I), one step at a time;
-        with ``traces``, also keep the memory's strengths after every step."""
+    def forward(
+        self, inputs: Tensor, *, traces: bool = False, stepwise: bool = False
+    ) -> MemoryRNNOutput:
+        """Run the controller and its memory over ``inputs`` (B, T, I); with ``traces``,
+        also keep the memory's strengths after every step.
+
+        By default the whole sequence is one autograd node with a hand-written backward
+        (``memrnn.models.fused``); ``stepwise=True`` runs ``step`` once per time step under
+        plain autograd, the literal reference (same numbers, several times slower).
+        """
         check_inputs(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
+        if not stepwise and t_len > 0:
+            return self._fused(inputs, traces)
         carry = self.start(b, t_len)
         steps: list[StepOutput] = []
         strengths: list[Tensor] = []
@@ -254,4 +265,39 @@ class MemoryRNN(nn.Module):
             push_bot=stacked("push_bot") if deque else None,
             pop_bot=stacked("pop_bot") if deque else None,
             strengths=torch.stack(strengths, dim=1) if traces else None,
+        )
+
+    def _fused(self, inputs: Tensor, traces: bool) -> MemoryRNNOutput:
+        """``forward`` through ``MemoryRNNSequence``."""
+        b, t_len, _ = inputs.shape
+        cell = self.cell
+        n_in = self.input_size
+        bias = cell.bias_ih + cell.bias_hh if cell.bias_ih is not None else None
+        xw = F.linear(inputs, cell.weight_ih[:, :n_in], bias)
+        w_rec = torch.cat([cell.weight_ih[:, n_in:], cell.weight_hh], dim=1)
+        ends = [self.top] if self.bot is None else [self.top, self.bot]
+        layers = [g.value for g in ends] + [g.push for g in ends] + [g.pop for g in ends]
+        w_q = torch.cat([layer.weight for layer in layers])
+        b_q = torch.cat([layer.bias for layer in layers])
+        layout = Layout(self.memory_kind, t_len)
+        shape = Shape(layout, self.hidden_size, self.memory_width, lstm=self.c0 is not None)
+        o_prime, push, pop, strengths = MemoryRNNSequence.apply(
+            xw,
+            self.h0.expand(b, -1),
+            self.c0.expand(b, -1) if self.c0 is not None else None,
+            w_rec,
+            self.o_prime.weight if self.o_prime is not None else None,
+            self.o_prime.bias if self.o_prime is not None else None,
+            w_q,
+            b_q,
+            shape,
+        )
+        deque = self.bot is not None
+        return MemoryRNNOutput(
+            logits=self.out(o_prime),
+            push=push[..., 0],
+            pop=pop[..., 0],
+            push_bot=push[..., 1] if deque else None,
+            pop_bot=pop[..., 1] if deque else None,
+            strengths=layout.to_paper(strengths.transpose(0, 1)) if traces else None,
         )

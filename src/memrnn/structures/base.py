@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from memrnn.structures import strengths as S
 from memrnn.structures.checks import check_float_dtype, check_tensor, check_unit_interval
+from memrnn.structures.layout import Kind, Layout
+from memrnn.structures.lean import lean_reads
 from memrnn.structures.state import MemoryState, empty_state
 
 
@@ -64,6 +65,7 @@ class OneEndedMemory(Memory):
     """
 
     end: S.Side
+    kind: Kind
 
     def step(
         self, state: MemoryState, value: Tensor, push: Tensor, pop: Tensor
@@ -81,19 +83,18 @@ class OneEndedMemory(Memory):
     def run(self, values: Tensor, push: Tensor, pop: Tensor) -> Tensor:
         """Run a whole sequence from the empty memory: values (B, T, m), push and pop (B, T).
 
-        Returns the reads (B, T, m). The strengths are updated step by step; all T reads
-        then come from one batched matrix product with the values, which are never copied.
+        Returns the reads (B, T, m). The strengths are stepped with autograd off and keep
+        O(T) numbers per step; all T reads are one batched product with the values, which
+        are never copied; the backward is Appendix A's (``memrnn.structures.lean``).
         """
         b, t_len, _ = check_sequences(values=values)
         self._check_gates({"push": push, "pop": pop}, (b, t_len), values)
-        s = values.new_zeros(b, 0)
-        weights = []
-        for t in range(t_len):
-            s, w = strength_step(s, push[:, t], pop[:, t], self.end)
-            weights.append(F.pad(w, (0, t_len - t - 1)))
-        if not weights:
+        if t_len == 0:
             return torch.zeros_like(values)
-        return torch.bmm(torch.stack(weights, dim=1), values)
+        layout = Layout(self.kind, t_len)
+        rows = values.flip(1) if self.kind == "stack" else values
+        reads = lean_reads(layout, rows, push.unsqueeze(2), pop.unsqueeze(2))
+        return reads[:, :, 0]
 
 
 def strength_step(s: Tensor, push: Tensor, pop: Tensor, end: S.Side) -> tuple[Tensor, Tensor]:

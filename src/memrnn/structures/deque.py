@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from memrnn.structures import strengths as S
 from memrnn.structures.base import Memory, check_sequences, check_step_values
+from memrnn.structures.layout import Layout
+from memrnn.structures.lean import lean_reads
 from memrnn.structures.state import MemoryState
 
 _GATES = ("push_top", "push_bot", "pop_top", "pop_bot")
@@ -67,19 +68,13 @@ class NeuralDeque(Memory):
         self._check_gates(dict(zip(_GATES, gates, strict=True)), (b, t_len), values_top)
         if t_len == 0:
             return torch.zeros_like(values_top), torch.zeros_like(values_bot)
-        # Row layout of Eq. (6) at the last step: bottom values newest first, then the top
-        # values oldest first. Step t occupies the middle 2(t+1) of these 2T rows.
+        # Eq. (6)'s rows at the last step: bottom values newest first, then top values
+        # oldest first; see ``memrnn.structures.layout``.
         rows = torch.cat([values_bot.flip(1), values_top], dim=1)
-        s = values_top.new_zeros(b, 0)
-        weights_top, weights_bot = [], []
-        for t in range(t_len):
-            s, w_top, w_bot = _strength_step(s, *(gate[:, t] for gate in gates))
-            margin = (t_len - t - 1, t_len - t - 1)
-            weights_top.append(F.pad(w_top, margin))
-            weights_bot.append(F.pad(w_bot, margin))
-        weights = torch.stack(weights_top + weights_bot, dim=1)  # (B, 2T, 2T)
-        reads = torch.bmm(weights, rows)
-        return reads[:, :t_len], reads[:, t_len:]
+        push = torch.stack([push_top, push_bot], dim=2)
+        pop = torch.stack([pop_top, pop_bot], dim=2)
+        reads = lean_reads(Layout("deque", t_len), rows, push, pop)
+        return reads[:, :, 0], reads[:, :, 1]
 
 
 def _strength_step(

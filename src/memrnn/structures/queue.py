@@ -23,3 +23,4 @@ class NeuralQueue(OneEndedMemory):
     """
 
     end = "bottom"
+    kind = "queue"

@@ -24,3 +24,4 @@ class NeuralStack(OneEndedMemory):
     """
 
     end = "top"
+    kind = "stack"

@@ -1,0 +1,221 @@
+"""Training-step time and memory of Stack-, Queue- and DeQue-LSTMs against the LSTM alone.
+
+Speed: one RMSProp step (forward, backward, clipping, update) on token ids, at the
+paper's sizes (128 symbols, embeddings 64, hidden 256, memory width 256), for
+
+- the LSTM alone (memrnn's 1-layer ``DeepLSTM``: the controller without its memory);
+- memrnn's Stack-, Queue- and DeQue-LSTM (the whole-sequence path, ``memrnn.models.fused``);
+- memrnn's Stack-LSTM run step by step under plain autograd (``stepwise=True``);
+- the two naive Stack-LSTMs of ``benchmarks/naive_stacks.py``: values re-stacked every
+  step, and the literal loop over depth.
+
+Each is the best of a few timed steps after a warm-up; ratios are against the LSTM alone
+in the same run. A naive model whose autograd would keep more than ``--max-gb`` of value
+copies is skipped and says so. The naive models are checked first to give memrnn's logits.
+
+Memory (``--memory``): peak memory of forward + backward of the stack alone (values, push
+and pop given) at B = 8, m = 256 and growing T: memrnn's ``NeuralStack.run``, memrnn's
+per-step ``NeuralStack.step`` under autograd, and plain autograd over the re-stacking
+stack. On CUDA it is ``torch.cuda.max_memory_allocated``; on a CPU the growth of the peak
+resident set of a fresh process.
+
+    python benchmarks/train_step.py                       # CPU speed table
+    python benchmarks/train_step.py --memory              # CPU memory table
+    python benchmarks/train_step.py --device cuda         # both on a GPU: add --memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+sys.path.insert(0, str(Path(__file__).parent))
+from naive_stacks import NaiveStackLSTM, copy_weights, restacking_step, same_logits
+
+from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
+from memrnn.structures import NeuralStack
+
+IN_VOCAB, OUT_VOCAB = 131, 129
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def seconds_per_step(forward: Callable[[Tensor], Tensor], model: nn.Module, batch: int,
+                     length: int, device: torch.device, repeats: int) -> float:  # fmt: skip
+    """The best time of one RMSProp step of ``forward`` (token ids -> logits)."""
+    optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+    tokens = torch.randint(0, IN_VOCAB, (batch, length), device=device)
+    targets = torch.randint(0, OUT_VOCAB, (batch, length), device=device)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        logits = forward(tokens)
+        F.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        _sync(device)
+
+    step()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor], Tensor]]]:
+    torch.manual_seed(0)
+    lstm = DeepLSTM(IN_VOCAB, OUT_VOCAB, hidden=256).to(device)
+    memories = {
+        kind: MemoryAugmentedLSTM(IN_VOCAB, OUT_VOCAB, memory=kind).to(device)  # type: ignore[arg-type]
+        for kind in ("stack", "queue", "deque")
+    }
+    stack = memories["stack"]
+    naive = {}
+    for variant in ("restacking", "depth_loop"):
+        model = NaiveStackLSTM(IN_VOCAB, OUT_VOCAB, variant).to(device)  # type: ignore[arg-type]
+        copy_weights(stack, model)
+        naive[variant] = model
+    tokens = torch.randint(0, IN_VOCAB, (3, 12), device=device)
+    for variant, model in naive.items():
+        if not same_logits(model(tokens), stack(tokens).logits):
+            raise AssertionError(f"the {variant} Stack-LSTM does not compute memrnn's logits")
+    return {
+        "LSTM alone": (lstm, lambda x: lstm(x).logits),
+        "memrnn Stack-LSTM": (stack, lambda x: stack(x).logits),
+        "memrnn Queue-LSTM": (memories["queue"], lambda x: memories["queue"](x).logits),
+        "memrnn DeQue-LSTM": (memories["deque"], lambda x: memories["deque"](x).logits),
+        "memrnn Stack-LSTM, per-step autograd": (stack, lambda x: stepwise(stack, x)),
+        "re-stacking values": (naive["restacking"], naive["restacking"]),
+        "literal depth loop": (naive["depth_loop"], naive["depth_loop"]),
+    }
+
+
+def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
+    """``model``'s logits through its per-step reference path."""
+    core = model.core(model.embed(tokens), stepwise=True)
+    out: Tensor = model.output(torch.tanh(core.logits))
+    return out
+
+
+def speed(args: argparse.Namespace, device: torch.device) -> None:
+    models = _models(device)
+    print("| B | T | model | ms/step | tokens/s | x LSTM alone |")
+    print("|---:|---:|---|---:|---:|---:|")
+    for batch in args.batch:
+        for length in args.length:
+            base = None
+            for name, (model, forward) in models.items():
+                copies_gb = 4 * batch * 256 * length * length / 2 / 1e9
+                if name == "re-stacking values" and copies_gb > args.max_gb:
+                    print(f"| {batch} | {length} | {name} | skipped: would keep "
+                          f"{copies_gb:.1f} GB of value copies | | |", flush=True)  # fmt: skip
+                    continue
+                slow = name in ("literal depth loop", "re-stacking values")
+                repeats = 1 if slow else args.repeats
+                seconds = seconds_per_step(forward, model, batch, length, device, repeats)
+                base = base or seconds
+                rate = batch * length / seconds
+                print(f"| {batch} | {length} | {name} | {1000 * seconds:.1f} | {rate:,.0f} | "
+                      f"{seconds / base:.2f} |", flush=True)  # fmt: skip
+
+
+def peak_bytes(variant: str, length: int, device: torch.device) -> int:
+    """Peak memory of forward + backward of the stack alone, beyond its inputs."""
+    gen = torch.Generator().manual_seed(0)
+    batch, width = 8, 256
+    values = torch.randn(batch, length, width, generator=gen).to(device).requires_grad_()
+    push = torch.rand(batch, length, generator=gen).to(device).requires_grad_()
+    pop = torch.rand(batch, length, generator=gen).to(device).requires_grad_()
+    probe = torch.randn(batch, length, width, generator=gen).to(device)
+    _sync(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+        before = torch.cuda.memory_allocated(device)
+    else:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    stack = NeuralStack(validate=False)
+    if variant == "memrnn run":
+        reads = stack.run(values, push, pop)
+    elif variant == "memrnn per-step autograd":
+        state = stack.initial_state(batch, width, device=device, capacity=length)
+        steps = []
+        for t in range(length):
+            read, state = stack.step(state, values[:, t], push[:, t], pop[:, t])
+            steps.append(read)
+        reads = torch.stack(steps, dim=1)
+    else:
+        rows, s, steps = values[:, :0], push[:, :0], []
+        for t in range(length):
+            rows, s, read = restacking_step(rows, s, values[:, t], push[:, t], pop[:, t])
+            steps.append(read)
+        reads = torch.stack(steps, dim=1)
+    (reads * probe).sum().backward()
+    _sync(device)
+    if device.type == "cuda":
+        return int(torch.cuda.max_memory_allocated(device) - before)
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+
+
+def memory(args: argparse.Namespace, device: torch.device) -> None:
+    variants = ("memrnn run", "memrnn per-step autograd", "plain autograd, re-stacking")
+    print("Peak memory of forward + backward of the stack alone, B = 8, m = 256 (MB)")
+    print("| T | " + " | ".join(variants) + " | re-stacking / memrnn run |")
+    print("|---:|" + "---:|" * (len(variants) + 1))
+    for length in args.memory_length:
+        peaks = []
+        for variant in variants:
+            if device.type == "cuda":
+                peaks.append(peak_bytes(variant, length, device))
+            else:  # a fresh process, so that one variant's peak does not hide another's
+                out = subprocess.run(
+                    [sys.executable, __file__, "--peak", variant, str(length)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                peaks.append(json.loads(out.stdout)["bytes"])
+        cells = " | ".join(f"{p / 1e6:,.1f}" for p in peaks)
+        print(f"| {length} | {cells} | {peaks[2] / max(peaks[0], 1):.1f}x |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--batch", type=int, nargs="+", default=[10, 256])
+    parser.add_argument("--length", type=int, nargs="+", default=[64, 130, 256])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-gb", type=float, default=4.0)
+    parser.add_argument("--memory", action="store_true", help="the memory table instead")
+    parser.add_argument("--memory-length", type=int, nargs="+", default=[128, 256, 512, 1024])
+    parser.add_argument("--peak", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    if args.peak:
+        print(json.dumps({"bytes": peak_bytes(args.peak[0], int(args.peak[1]), device)}))
+        return
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    print(f"device {device} ({name}), torch {torch.__version__}, threads "
+          f"{torch.get_num_threads()}")  # fmt: skip
+    if args.memory:
+        memory(args, device)
+    else:
+        speed(args, device)
+
+
+if __name__ == "__main__":
+    main()

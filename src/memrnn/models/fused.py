@@ -1,0 +1,221 @@
+"""The whole-sequence training path of ``MemoryRNN``: one autograd node per sequence.
+
+Step by step, autograd records some forty small operations per time step of a
+memory-augmented controller and saves their inputs, including per-step products of the
+O(n m) value rows; on a CPU or a GPU at the paper's sizes the training step is then bound
+by that bookkeeping, not by arithmetic. ``MemoryRNNSequence`` runs the same recurrence
+(``memrnn.models.controller``) with autograd off and writes the backward by hand:
+
+- the input half of the cell's first matrix product, and every weight gradient, are one
+  matrix product over all T steps, outside the loop;
+- each pushed value is written once into a (B, n, m) buffer; reads are batched products
+  with it, and its gradient accumulates in one buffer of the same size;
+- the memory keeps its strengths s_{t-1} (O(n) numbers per step) and recomputes its step
+  in the backward (``memrnn.structures.layout``, Appendix A of seed 000).
+
+``MemoryRNN.forward`` uses it; ``MemoryRNN.step`` remains the literal per-step reference
+the tests compare it with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor
+from torch.autograd.function import FunctionCtx, once_differentiable
+
+from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes the recurrence needs besides its tensors."""
+
+    layout: Layout
+    hidden: int
+    width: int  # m
+    lstm: bool
+
+    @property
+    def ends(self) -> int:
+        return len(self.layout.ends)
+
+
+class MemoryRNNSequence(torch.autograd.Function):
+    """o'_t and the gates for t = 1..T of a controller with its memory.
+
+    Inputs:
+        xw: (B, T, G) the cell's pre-activation from the input i_t, biases included
+            (G = 4H for an LSTM, H for an Elman RNN).
+        h0, c0: (B, H) the initial state (c0 None for an Elman RNN).
+        w_rec: (G, E m + H) the cell's weights on [r_{t-1} ; h_{t-1}].
+        w_p, b_p: the o' layer (o'_t = tanh(w_p h_t + b_p)), or None for o'_t = h_t.
+        w_q, b_q: (E m + 2E, H') the memory projections, rows [values ; pushes ; pops],
+            each grouped by end (top first).
+        shape: a ``Shape``.
+
+    Returns:
+        o' (B, T, H'), push (B, T, E), pop (B, T, E) and the strengths s_t (T, B, n) in
+        the layout's row order (not differentiable).
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        xw: Tensor,
+        h0: Tensor,
+        c0: Tensor | None,
+        w_rec: Tensor,
+        w_p: Tensor | None,
+        b_p: Tensor | None,
+        w_q: Tensor,
+        b_q: Tensor,
+        shape: Shape,
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
+        batch, steps, _ = xw.shape
+        em = e * m
+        xw_t = xw.transpose(0, 1)
+        new = xw.new_empty
+        rh = new(steps + 1, batch, em + hid)  # [r_{t-1} ; h_{t-1}] at index t
+        hs = rh[1:, :, em:]
+        # The cell's gates after their sigmoid or tanh (an Elman cell's are h_t itself).
+        acts = new(steps, batch, w_rec.shape[0]) if shape.lstm else hs
+        cells = new(steps + 1, batch, hid) if shape.lstm else None
+        tanh_c = new(steps, batch, hid) if shape.lstm else None
+        p_all = new(steps, batch, w_q.shape[1]) if w_p is not None else hs
+        q_all = new(steps, batch, w_q.shape[0])  # [v ; d ; u] after their nonlinearities
+        strengths = xw.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
+        weights = new(steps, e, batch, layout.rows)
+        values = xw.new_zeros(batch, layout.rows, m)
+
+        rh[0, :, :em] = 0
+        rh[0, :, em:] = h0
+        if cells is not None:
+            assert c0 is not None and tanh_c is not None
+            cells[0] = c0
+        for t in range(steps):
+            a = acts[t]
+            z = torch.addmm(xw_t[t], rh[t], w_rec.t())
+            if cells is not None and tanh_c is not None:
+                torch.sigmoid(z, out=a)
+                torch.tanh(z[:, 2 * hid : 3 * hid], out=a[:, 2 * hid : 3 * hid])
+                i, f, g, o = a.chunk(4, dim=1)
+                c = torch.addcmul(f * cells[t], i, g, out=cells[t + 1])
+                h = torch.mul(o, torch.tanh(c, out=tanh_c[t]), out=hs[t])
+            else:
+                h = torch.tanh(z, out=hs[t])
+            p = h
+            if w_p is not None:
+                p = torch.tanh(torch.addmm(b_p, h, w_p.t()), out=p_all[t])  # type: ignore[arg-type]
+            q = torch.addmm(b_q, p, w_q.t(), out=q_all[t])
+            q[:, :em].tanh_()
+            gates = q[:, em:].sigmoid_()
+            step_forward(layout, strengths[t], t, gates[:, :e], gates[:, e:],
+                         strengths[t + 1], weights[t])  # fmt: skip
+            for k, row in enumerate(layout.push_rows(t)):
+                values[:, row] = q[:, k * m : (k + 1) * m]
+            rh[t + 1, :, :em] = torch.bmm(weights[t].transpose(0, 1), values).flatten(1)
+
+        ctx.shape = shape  # type: ignore[attr-defined]
+        saved = (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
+                 values)  # fmt: skip
+        ctx.save_for_backward(*saved)  # type: ignore[arg-type]  # None where a layer is absent
+        q_t = q_all.transpose(0, 1)
+        traces = strengths[1:]
+        ctx.mark_non_differentiable(traces)
+        return p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :], traces
+
+    @staticmethod
+    @once_differentiable
+    def backward(
+        ctx: Any, grad_p: Tensor | None, grad_push: Tensor | None, grad_pop: Tensor | None,
+        _grad_traces: Tensor | None,
+    ) -> tuple[Tensor | None, ...]:  # fmt: skip
+        shape: Shape = ctx.shape
+        (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
+         values) = ctx.saved_tensors  # fmt: skip
+        layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
+        em = e * m
+        steps, batch, _ = acts.shape
+        new = acts.new_zeros
+
+        # Every factor that does not depend on the backward recursion, for all steps.
+        masks = backward_masks(layout, strengths[:-1], strengths[1:], weights,
+                               q_all[..., em + e :])  # fmt: skip
+        q_slope = q_all * (1 - q_all)  # sigmoid' of the gates ...
+        q_slope[..., :em] = 1 - q_all[..., :em] ** 2  # ... and tanh' of the values
+        if cells is not None:
+            slope = acts * (1 - acts)
+            slope[..., 2 * hid : 3 * hid] = 1 - acts[..., 2 * hid : 3 * hid] ** 2
+            i, f, g, o = acts.chunk(4, dim=2)
+            gci = torch.stack([g, cells[:-1], i], dim=2)  # dc -> (di, df, dg)
+            o_tanh = o * (1 - tanh_c * tanh_c)
+        else:
+            slope = 1 - acts * acts
+        p_slope = 1 - p_all * p_all if w_p is not None else None
+        grad_p_t = grad_p.transpose(0, 1) if grad_p is not None else None
+        grad_gates = None
+        if grad_push is not None or grad_pop is not None:
+            grad_gates = torch.cat(
+                [(x if x is not None else new(batch, steps, e)).transpose(0, 1)
+                 for x in (grad_push, grad_pop)], dim=2,
+            )  # fmt: skip
+
+        d_h = new(batch, hid)
+        d_c = new(batch, hid) if cells is not None else None
+        d_r = new(batch, e, m)
+        d_s = new(batch, layout.rows)
+        d_values = new(values.shape)
+        d_z = acts.new_empty(acts.shape)
+        d_q = q_all.new_empty(q_all.shape)
+        d_pre = p_all.new_empty(p_all.shape) if p_slope is not None else None
+        values_t = values.transpose(1, 2)
+        hs = rh[1:, :, em:]
+
+        for t in reversed(range(steps)):
+            d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
+            d_values.baddbmm_(weights[t].permute(1, 2, 0), d_r)
+            d_s, d_push, d_pop = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1))
+            dq = d_q[t]
+            for k, row in enumerate(layout.push_rows(t)):
+                dq[:, k * m : (k + 1) * m] = d_values[:, row]
+            dq[:, em : em + e] = d_push
+            dq[:, em + e :] = d_pop
+            if grad_gates is not None:
+                dq[:, em:] += grad_gates[t]
+            dq *= q_slope[t]
+            d_p = dq @ w_q if grad_p_t is None else torch.addmm(grad_p_t[t], dq, w_q)
+            if d_pre is not None and p_slope is not None:
+                d_h.addmm_(torch.mul(d_p, p_slope[t], out=d_pre[t]), w_p)
+            else:
+                d_h += d_p
+            dz = d_z[t]
+            if d_c is not None:
+                d_c.addcmul_(d_h, o_tanh[t])
+                torch.mul(d_h, tanh_c[t], out=dz[:, 3 * hid :])
+                torch.mul(d_c.unsqueeze(1), gci[t], out=dz[:, : 3 * hid].unflatten(1, (3, hid)))
+                dz *= slope[t]
+                d_c = d_c * f[t]
+            else:
+                torch.mul(d_h, slope[t], out=dz)
+            d_rh = dz @ w_rec
+            d_r = d_rh[:, :em].unflatten(1, (e, m))
+            d_h = d_rh[:, em:]
+
+        flat = lambda x: x.flatten(0, 1)  # noqa: E731
+        grads: dict[str, Tensor | None] = {
+            "xw": d_z.transpose(0, 1),
+            "h0": d_h,
+            "c0": d_c,
+            "w_rec": flat(d_z).t() @ flat(rh[:-1]),
+            "w_p": flat(d_pre).t() @ flat(hs) if d_pre is not None else None,
+            "b_p": d_pre.sum((0, 1)) if d_pre is not None else None,
+            "w_q": flat(d_q).t() @ flat(p_all),
+            "b_q": d_q.sum((0, 1)),
+        }
+        wanted = ctx.needs_input_grad
+        names = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q")
+        return (*(grads[k] if wanted[i] else None for i, k in enumerate(names)), None)

@@ -1,0 +1,187 @@
+"""One memory step on fixed-size strengths, forward and hand-written backward.
+
+The whole-sequence training paths (``memrnn.structures.lean`` and
+``memrnn.models.fused``) keep a memory's strengths in one (B, n) tensor whose size never
+changes: every row a sequence of T steps can ever write is there from the start, holding
+zero until its value is pushed. Zero rows change no sum, pop and read, so the arithmetic
+of Eqs. (2)-(11) is the same as on the growing rows of ``memrnn.structures.strengths``.
+
+Rows are laid out so that each end is a fixed side of the tensor:
+
+- queue: row t is the value pushed at step t; it pops and reads at the low rows;
+- stack: row T - 1 - t is the value pushed at step t, so its top is also the low rows
+  and it costs what a queue costs (no flips);
+- deque: 2T rows, centred; step t pushes the bottom value at row T - 1 - t and the top
+  value at row T + t; the top is the high rows, the bottom the low ones.
+
+Sums from an end are inclusive prefix sums taken from that end, so the rows that
+matter (those with little strength between them and the end) get small partial sums,
+exact to a few ulps (see ``memrnn.structures.strengths``). With C_i the sum from the end
+up to and including row i, and A_i = C_i - s_i the sum strictly beyond it, Eq. (2)'s pop
+and Eq. (3)'s read become
+
+    s'_i = max(0, s_i - max(0, u - A_i)) = max(0, min(s_i, C_i - u))
+    w_i  = min(s_i, max(0, 1 - A_i))     = max(0, s_i - max(0, C_i - 1))
+
+which cost four tensor operations each. The backward is Appendix A's chain rule (seed
+000, Eqs. 12-18) in matrix form: ``backward_masks`` computes every 0/1 factor of it for
+all T steps at once from the saved strengths (O(n) numbers per step, none of the O(n m)
+products plain autograd would save), and ``step_backward`` applies one step of it. Kinks
+follow the paper's footnote 1: max(0, .) has derivative 0 at 0, and a tie in the pop
+(u equal to the strength beyond the row) sends the gradient to s_i, as min(s, room) does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+End = Literal["low", "high"]
+Kind = Literal["stack", "queue", "deque"]
+
+
+def inclusive(x: Tensor, end: End) -> Tensor:
+    """For every row i, the sum of x over row i and the rows between it and ``end``."""
+    if end == "high":
+        return x.flip(-1).cumsum(-1).flip(-1)
+    return x.cumsum(-1)
+
+
+def _other(end: End) -> End:
+    return "high" if end == "low" else "low"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a memory of ``kind`` run for ``steps`` steps pops, pushes and reads.
+
+    Attributes:
+        kind: "stack", "queue" or "deque".
+        steps: T, the number of steps the strengths have room for.
+    """
+
+    kind: Kind
+    steps: int
+
+    @property
+    def rows(self) -> int:
+        """n, the rows of the strength tensor."""
+        return 2 * self.steps if self.kind == "deque" else self.steps
+
+    @property
+    def ends(self) -> tuple[End, ...]:
+        """The ends, top first: each step pops them in this order (Eq. 2, or 7 then 8),
+        pushes at them and reads them."""
+        return ("high", "low") if self.kind == "deque" else ("low",)
+
+    def push_rows(self, t: int) -> tuple[int, ...]:
+        """The rows written at step t, one per end."""
+        if self.kind == "queue":
+            return (t,)
+        if self.kind == "stack":
+            return (self.steps - 1 - t,)
+        return (self.steps + t, self.steps - 1 - t)
+
+    def to_paper(self, strengths: Tensor) -> Tensor:
+        """Strengths (..., n) in the paper's row order: bottom first; for a stack or queue
+        row i is the value pushed at step i."""
+        return strengths.flip(-1) if self.kind == "stack" else strengths
+
+
+def step_forward(
+    layout: Layout, s_prev: Tensor, t: int, push: Tensor, pop: Tensor, s_out: Tensor,
+    w_out: Tensor,
+) -> None:  # fmt: skip
+    """Step t: pop, push, then read.
+
+    Args:
+        s_prev: s_{t-1}, (B, n).
+        push, pop: (B, E), one column per end in the layout's order (E = 2 for a deque).
+        s_out: (B, n), receives s_t.
+        w_out: (E, B, n), receives the read weights of each end.
+    """
+    s = s_prev
+    last = len(layout.ends) - 1
+    for e, end in enumerate(layout.ends):
+        reach = torch.minimum(s, inclusive(s, end) - pop[:, e : e + 1])
+        s = torch.clamp(reach, min=0, out=s_out) if e == last else reach.clamp_(min=0)
+    for e, row in enumerate(layout.push_rows(t)):
+        s_out[:, row] = push[:, e]
+    for e, end in enumerate(layout.ends):
+        over = (inclusive(s_out, end) - 1).clamp_(min=0)
+        torch.sub(s_out, over, out=w_out[e]).clamp_(min=0)
+
+
+@dataclass(frozen=True)
+class Masks:
+    """The 0/1 factors of the backward, for all steps; each (T, E, B, n) in ``dtype``.
+
+    Attributes:
+        read_pos: w_t > 0 (the read weight is not clipped at 0).
+        read_over: C_t > 1 (the read is limited by the strength beyond the row).
+        pop_keep: s' > 0 after each pop (the row survives it).
+        pop_take: s_i > C_i - u (the pop reaches into the row).
+    """
+
+    read_pos: Tensor
+    read_over: Tensor
+    pop_keep: Tensor
+    pop_take: Tensor
+
+
+def backward_masks(layout: Layout, before: Tensor, after: Tensor, weights: Tensor,
+                   pop: Tensor) -> Masks:  # fmt: skip
+    """The masks for every step from what the forward saved.
+
+    Args:
+        before: s_{t-1} for every step, (T, B, n).
+        after: s_t for every step, (T, B, n).
+        weights: the read weights, (T, E, B, n).
+        pop: the pops, (T, B, E).
+    """
+    dtype = before.dtype
+    over = [inclusive(after, end) > 1 for end in layout.ends]
+    keep, take = [], []
+    s = before
+    for e, end in enumerate(layout.ends):
+        x = inclusive(s, end) - pop[..., e : e + 1]
+        take.append(s > x)
+        s = torch.minimum(s, x).clamp_(min=0)
+        keep.append(s > 0)
+
+    def stacked(masks: list[Tensor]) -> Tensor:
+        return torch.stack(masks, dim=1).to(dtype)
+
+    return Masks((weights > 0).to(dtype), stacked(over), stacked(keep), stacked(take))
+
+
+def step_backward(layout: Layout, masks: Masks, t: int, grad_s: Tensor,
+                  grad_weights: Tensor) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
+    """The vector-Jacobian product of ``step_forward`` at step t.
+
+    Args:
+        masks: ``backward_masks`` of the sequence.
+        grad_s: dL/ds_t (B, n); it is overwritten.
+        grad_weights: dL/d(read weights) (E, B, n).
+
+    Returns:
+        dL/ds_{t-1} (B, n), dL/dpush (B, E) and dL/dpop (B, E).
+    """
+    grad = grad_s
+    for e, end in enumerate(layout.ends):
+        g = grad_weights[e] * masks.read_pos[t, e]
+        grad += g
+        grad -= inclusive(g * masks.read_over[t, e], _other(end))
+    rows = layout.push_rows(t)
+    grad_push = torch.stack([grad[:, row] for row in rows], dim=1)
+    grad[:, list(rows)] = 0  # a pushed row's strength is d_t, whatever the pops left there
+    grad_pop = []
+    for e in reversed(range(len(layout.ends))):
+        g = grad * masks.pop_keep[t, e]
+        reach = g * masks.pop_take[t, e]
+        grad_pop.append(-reach.sum(-1))
+        grad = g - reach + inclusive(reach, _other(layout.ends[e]))
+    return grad, grad_push, torch.stack(grad_pop[::-1], dim=1)

@@ -1,0 +1,98 @@
+"""The whole-sequence path of MemoryRNN (memrnn.models.fused) against the per-step one."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+
+from memrnn.models.controller import MemoryRNN
+from memrnn.models.fused import MemoryRNNSequence, Shape
+from memrnn.structures.layout import Layout
+
+CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (True, False)))
+
+
+def _model(memory: str, cell: str, o_prime: bool, seed: int = 0) -> MemoryRNN:
+    torch.manual_seed(seed)
+    model = MemoryRNN(5, 7, 6, 4, memory=memory, cell=cell, o_prime_layer=o_prime,  # type: ignore[arg-type]
+                      pop_bias=-0.5).double()  # fmt: skip
+    with torch.no_grad():  # larger weights: gates spread over (0, 1), pops reach deep
+        for p in model.parameters():
+            p.mul_(3)
+    return model
+
+
+def _run(model: MemoryRNN, x: torch.Tensor, stepwise: bool) -> tuple[dict, dict]:
+    model.zero_grad()
+    out = model(x, traces=True, stepwise=stepwise)
+    t = torch.arange(x.shape[1], dtype=x.dtype)
+    loss = (out.logits**2).sum() + (out.push * t).sum() + 0.3 * out.pop.sum()
+    if out.push_bot is not None and out.pop_bot is not None:
+        loss = loss + (0.7 * out.push_bot).sum() + (out.pop_bot**2).sum()
+    loss.backward()
+    fields = ("logits", "push", "pop", "push_bot", "pop_bot", "strengths")
+    values = {k: getattr(out, k) for k in fields if getattr(out, k) is not None}
+    grads = {k: p.grad.clone() for k, p in model.named_parameters() if p.grad is not None}
+    return values, grads
+
+
+@pytest.mark.parametrize(("memory", "cell", "o_prime"), CASES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_same_outputs_and_gradients_as_stepwise(memory: str, cell: str, o_prime: bool,
+                                                seed: int) -> None:  # fmt: skip
+    model = _model(memory, cell, o_prime, seed)
+    x = torch.randn(3, 11, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    fast, fast_grads = _run(model, x, stepwise=False)
+    slow, slow_grads = _run(model, x, stepwise=True)
+    assert fast.keys() == slow.keys()
+    for k in fast:
+        torch.testing.assert_close(fast[k], slow[k], rtol=1e-10, atol=1e-12, msg=k)
+    assert fast_grads.keys() == slow_grads.keys()
+    for k in fast_grads:
+        torch.testing.assert_close(fast_grads[k], slow_grads[k], rtol=1e-9, atol=1e-11, msg=k)
+
+
+@pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+def test_float32_matches_stepwise(memory: str) -> None:
+    torch.manual_seed(2)
+    model = MemoryRNN(8, 5, 16, 8, memory=memory, cell="lstm", o_prime_layer=False,  # type: ignore[arg-type]
+                      pop_bias=-1.0)  # fmt: skip
+    x = torch.randn(4, 40, 8)
+    fast, fast_grads = _run(model, x, stepwise=False)
+    slow, slow_grads = _run(model, x, stepwise=True)
+    for k in fast:
+        torch.testing.assert_close(fast[k], slow[k], rtol=1e-4, atol=1e-5, msg=k)
+    for k in fast_grads:
+        torch.testing.assert_close(fast_grads[k], slow_grads[k], rtol=1e-3, atol=1e-4, msg=k)
+
+
+@pytest.mark.parametrize(("memory", "cell", "o_prime"), CASES)
+def test_gradcheck(memory: str, cell: str, o_prime: bool) -> None:
+    model = _model(memory, cell, o_prime)
+    b, t_len, hid, m = 2, 5, model.hidden_size, model.memory_width
+    e = 2 if memory == "deque" else 1
+    gen = torch.Generator().manual_seed(3)
+
+    def rand(*size: int) -> torch.Tensor:
+        return torch.randn(*size, dtype=torch.float64, generator=gen).requires_grad_()
+
+    g = 4 * hid if cell == "lstm" else hid
+    q = e * m + 2 * e
+    inputs = [
+        rand(b, t_len, g),
+        rand(b, hid),
+        rand(b, hid) if cell == "lstm" else None,
+        rand(g, e * m + hid),
+        rand(hid, hid) if o_prime else None,
+        rand(hid) if o_prime else None,
+        rand(q, hid),
+        rand(q),
+    ]
+    shape = Shape(Layout(memory, t_len), hid, m, lstm=cell == "lstm")  # type: ignore[arg-type]
+
+    def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
+        return MemoryRNNSequence.apply(*args, shape)[:3]  # type: ignore[no-any-return]
+
+    assert torch.autograd.gradcheck(f, tuple(inputs), eps=1e-6, atol=1e-6, fast_mode=True)
