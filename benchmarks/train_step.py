@@ -105,6 +105,46 @@ def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor
     }
 
 
+def products_alone(batch: int, length: int, device: torch.device, repeats: int) -> float:
+    """The best time of the Stack-LSTM's matrix products alone, forward and backward.
+
+    Per step: the cell's product on [r_{t-1} ; h_{t-1}] (width 256 + 256 -> 4 x 256),
+    the memory projections (256 -> 256 + 2), the read, and their backward products; then
+    the weight gradients over all steps. Nothing else of the step: a floor for any
+    implementation of the same model that keeps its arithmetic.
+    """
+    gen = torch.Generator(device=device).manual_seed(0)
+
+    def rand(*size: int) -> Tensor:
+        return torch.randn(*size, generator=gen, device=device)
+
+    hid, width, gates = 256, 256, 4 * 256
+    w_rec, w_q = rand(gates, width + hid), rand(width + 2, hid)
+    rh, z, q = rand(batch, width + hid), rand(batch, gates), rand(batch, width + 2)
+    h, values, weights = rand(batch, hid), rand(batch, length, width), rand(batch, 1, length)
+    all_z, all_rh = rand(length * batch, gates), rand(length * batch, width + hid)
+
+    def run() -> None:
+        for _ in range(length):
+            torch.addmm(z, rh, w_rec.t())
+            torch.addmm(q, h, w_q.t())
+            torch.bmm(weights, values)
+        for _ in range(length):
+            z @ w_rec
+            q @ w_q
+            torch.bmm(weights, values)
+        all_z.t() @ all_rh
+        _sync(device)
+
+    run()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
 def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
     """``model``'s logits through its per-step reference path."""
     core = model.core(model.embed(tokens), stepwise=True)
@@ -129,9 +169,16 @@ def speed(args: argparse.Namespace, device: torch.device) -> None:
                 repeats = 1 if slow else args.repeats
                 seconds = seconds_per_step(forward, model, batch, length, device, repeats)
                 base = base or seconds
-                rate = batch * length / seconds
-                print(f"| {batch} | {length} | {name} | {1000 * seconds:.1f} | {rate:,.0f} | "
-                      f"{seconds / base:.2f} |", flush=True)  # fmt: skip
+                _row(batch, length, name, seconds, base)
+            assert base is not None
+            floor = products_alone(batch, length, device, args.repeats)
+            _row(batch, length, "Stack-LSTM's matrix products alone (a floor)", floor, base)
+
+
+def _row(batch: int, length: int, name: str, seconds: float, base: float) -> None:
+    rate = batch * length / seconds
+    print(f"| {batch} | {length} | {name} | {1000 * seconds:.1f} | {rate:,.0f} | "
+          f"{seconds / base:.2f} |", flush=True)  # fmt: skip
 
 
 def peak_bytes(variant: str, length: int, device: torch.device) -> int:

@@ -91,8 +91,58 @@ def test_gradcheck(memory: str, cell: str, o_prime: bool) -> None:
         rand(q),
     ]
     shape = Shape(Layout(memory, t_len), hid, m, lstm=cell == "lstm")  # type: ignore[arg-type]
+    noise = torch.randn(b, t_len, 2 * e, dtype=torch.float64, generator=gen)
 
     def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
-        return MemoryRNNSequence.apply(*args, shape)[:3]  # type: ignore[no-any-return]
+        return MemoryRNNSequence.apply(*args, noise, shape)[:3]  # type: ignore[no-any-return]
 
     assert torch.autograd.gradcheck(f, tuple(inputs), eps=1e-6, atol=1e-6, fast_mode=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+def test_cuda_matches_cpu_stepwise(memory: str) -> None:
+    model = _model(memory, "lstm", False)
+    x = torch.randn(3, 30, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    slow, slow_grads = _run(model, x, stepwise=True)
+    fast, fast_grads = _run(model.cuda(), x.cuda(), stepwise=False)
+    for k in fast:
+        torch.testing.assert_close(fast[k].cpu(), slow[k], rtol=1e-9, atol=1e-11, msg=k)
+    for k in fast_grads:
+        torch.testing.assert_close(fast_grads[k].cpu(), slow_grads[k], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("memory", ["stack", "deque"])
+def test_gate_noise_same_in_both_paths(memory: str) -> None:
+    model = _model(memory, "lstm", False)
+    e = 2 if memory == "deque" else 1
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 9, 5, dtype=torch.float64, generator=gen)
+    noise = torch.randn(3, 9, 2 * e, dtype=torch.float64, generator=gen)
+    results = []
+    for stepwise in (False, True):
+        model.zero_grad()
+        out = model(x, stepwise=stepwise, gate_noise=noise)
+        out.logits.square().sum().backward()
+        results.append((out, [p.grad.clone() for p in model.parameters()]))
+    (fast, fast_grads), (slow, slow_grads) = results
+    torch.testing.assert_close(fast.logits, slow.logits, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(fast.push, slow.push, rtol=1e-10, atol=1e-12)
+    for a, b in zip(fast_grads, slow_grads, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+    # The noise moves the gates: pushes differ from a noiseless run.
+    assert not torch.allclose(fast.push, model(x).push)
+
+
+def test_gate_noise_only_in_training_mode() -> None:
+    torch.manual_seed(7)
+    model = MemoryRNN(5, 7, 6, 4, memory="stack", cell="lstm", gate_noise=2.0)
+    x = torch.randn(2, 8, 5)
+    model.eval()
+    torch.testing.assert_close(model(x).logits, model(x).logits)
+    model.train()
+    assert not torch.allclose(model(x).push, model(x).push)
+    with pytest.raises(ValueError, match="gate_noise"):
+        MemoryRNN(5, 7, 6, 4, gate_noise=-1.0)
+    with pytest.raises(ValueError, match="gate_noise"):
+        model(x, gate_noise=torch.zeros(2, 8, 3))

@@ -93,6 +93,8 @@ class Grefenstette2015Config(TrainConfig):
             off (every length from the start).
         curriculum_increment, curriculum_threshold: see the module docstring.
         pop_bias: the pop gates' initial bias.
+        gate_noise: the standard deviation of Gaussian noise on the memory gates'
+            pre-activations during training (0 in the paper; see ``MemoryRNN``).
         eval_size: sequences decoded per score.
     """
 
@@ -118,6 +120,7 @@ class Grefenstette2015Config(TrainConfig):
     curriculum_increment: int = 4
     curriculum_threshold: float = 0.9
     pop_bias: float = -1.0
+    gate_noise: float = 0.0
     eval_size: int = 200
 
     def validate(self) -> None:
@@ -167,6 +170,7 @@ class TransductionRun:
                 self.task.input_size, self.task.output_size, memory=config.model,  # type: ignore[arg-type]
                 hidden=config.hidden, embedding=config.embedding,
                 memory_width=config.memory_width, pop_bias=config.pop_bias,
+                gate_noise=config.gate_noise,
             )  # fmt: skip
         start = config.curriculum_start or config.max_length
         self.model = _Trained(network, min(max(start, config.min_length), config.max_length))

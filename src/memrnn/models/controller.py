@@ -29,6 +29,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import check_inputs, check_sizes
 from memrnn.models.fused import MemoryRNNSequence, Shape
 from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
+from memrnn.structures.checks import check_tensor
 from memrnn.structures.layout import Layout
 
 MemoryKind = Literal["stack", "queue", "deque"]
@@ -98,10 +99,16 @@ class _Gates(nn.Module):
         nn.init.constant_(self.push.bias, push_bias)
         nn.init.constant_(self.pop.bias, pop_bias)
 
-    def forward(self, o_prime: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """(value (B, m), push (B,), pop (B,)) from o'_t (B, H')."""
-        push = torch.sigmoid(self.push(o_prime)).squeeze(-1)
-        pop = torch.sigmoid(self.pop(o_prime)).squeeze(-1)
+    def forward(
+        self, o_prime: Tensor, noise: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """(value (B, m), push (B,), pop (B,)) from o'_t (B, H'); ``noise`` (B, 2), if
+        given, is added to the push and pop pre-activations."""
+        push = self.push(o_prime).squeeze(-1)
+        pop = self.pop(o_prime).squeeze(-1)
+        if noise is not None:
+            push, pop = push + noise[:, 0], pop + noise[:, 1]
+        push, pop = torch.sigmoid(push), torch.sigmoid(pop)
         return torch.tanh(self.value(o_prime)), push, pop
 
 
@@ -121,6 +128,10 @@ class MemoryRNN(nn.Module):
             o'_t = h_t (the paper; ``output_hidden`` must then equal ``hidden_size``).
         push_bias: the initial bias b_d of every push gate.
         pop_bias: the initial bias b_u of every pop gate (seed 000 recommends -1).
+        gate_noise: in training mode, the standard deviation of Gaussian noise added to
+            every push and pop pre-activation (0: none, the paper's model). Not in the
+            paper: a training aid that drives the gates towards 0 and 1, so that small
+            leaks, harmless at the training lengths, do not pile up on longer inputs.
     """
 
     def __init__(
@@ -136,6 +147,7 @@ class MemoryRNN(nn.Module):
         o_prime_layer: bool = True,
         push_bias: float = 0.0,
         pop_bias: float = 0.0,
+        gate_noise: float = 0.0,
     ) -> None:
         super().__init__()
         output_hidden = hidden_size if output_hidden is None else output_hidden
@@ -151,6 +163,8 @@ class MemoryRNN(nn.Module):
             memory_width=memory_width,
             output_hidden=output_hidden,
         )
+        if not gate_noise >= 0:
+            raise ValueError(f"gate_noise: expected a standard deviation >= 0, got {gate_noise}")
         if memory not in MEMORIES:
             raise ValueError(f"memory: expected one of {sorted(MEMORIES)}, got {memory!r}")
         if cell not in CELLS:
@@ -162,6 +176,7 @@ class MemoryRNN(nn.Module):
         self.memory_kind = memory
         self.cell_kind = cell
         self.output_hidden = output_hidden
+        self.gate_noise = gate_noise
         # Gates come out of sigmoids, so the memory's range check would only cost a sync.
         self.memory = MEMORIES[memory](validate=False)
         self.n_reads = 2 if memory == "deque" else 1
@@ -196,8 +211,14 @@ class MemoryRNN(nn.Module):
             ),
         )
 
-    def step(self, carry: Carry, x: Tensor) -> tuple[StepOutput, Carry]:
-        """One step from H_{t-1} on the input i_t (B, I): o'_t, the gates, and H_t."""
+    def step(
+        self, carry: Carry, x: Tensor, noise: Tensor | None = None
+    ) -> tuple[StepOutput, Carry]:
+        """One step from H_{t-1} on the input i_t (B, I): o'_t, the gates, and H_t.
+
+        ``noise`` (B, 2E), if given, is added to the gates' pre-activations, ordered as
+        ``forward``'s ``gate_noise``: the pushes of each end (top first), then the pops.
+        """
         cell_in = torch.cat([x, carry.read], dim=1)
         c = None
         if carry.c is not None:
@@ -205,10 +226,13 @@ class MemoryRNN(nn.Module):
         else:
             h = self.cell(cell_in, carry.h)
         o_prime = torch.tanh(self.o_prime(h)) if self.o_prime is not None else h
-        value, push, pop = self.top(o_prime)
+        e = self.n_reads
+        value, push, pop = self.top(o_prime, None if noise is None else noise[:, 0::e])
         push_bot = pop_bot = None
         if self.bot is not None:
-            value_bot, push_bot, pop_bot = self.bot(o_prime)
+            value_bot, push_bot, pop_bot = self.bot(
+                o_prime, None if noise is None else noise[:, 1::e]
+            )
             assert isinstance(self.memory, NeuralDeque)
             (read_top, read_bot), state = self.memory.step(
                 carry.memory, value, value_bot, push, push_bot, pop, pop_bot
@@ -220,7 +244,12 @@ class MemoryRNN(nn.Module):
         return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
 
     def forward(
-        self, inputs: Tensor, *, traces: bool = False, stepwise: bool = False
+        self,
+        inputs: Tensor,
+        *,
+        traces: bool = False,
+        stepwise: bool = False,
+        gate_noise: Tensor | None = None,
     ) -> MemoryRNNOutput:
         """Run the controller and its memory over ``inputs`` (B, T, I); with ``traces``,
         also keep the memory's strengths after every step.
@@ -228,16 +257,28 @@ class MemoryRNN(nn.Module):
         By default the whole sequence is one autograd node with a hand-written backward
         (``memrnn.models.fused``); ``stepwise=True`` runs ``step`` once per time step under
         plain autograd, the literal reference (same numbers, several times slower).
+        ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations (pushes of each
+        end, then pops); by default it is drawn from N(0, ``self.gate_noise``^2) in
+        training mode and absent in evaluation mode.
         """
         check_inputs(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
+        gates = 2 * self.n_reads
+        if gate_noise is None and self.training and self.gate_noise > 0:
+            gate_noise = self.gate_noise * torch.randn(
+                b, t_len, gates, dtype=inputs.dtype, device=inputs.device
+            )
+        if gate_noise is not None:
+            check_tensor("gate_noise", gate_noise, (b, t_len, gates), inputs.dtype,
+                         inputs.device, f"(B, T, 2E) = ({b}, {t_len}, {gates})")  # fmt: skip
         if not stepwise and t_len > 0:
-            return self._fused(inputs, traces)
+            return self._fused(inputs, traces, gate_noise)
         carry = self.start(b, t_len)
         steps: list[StepOutput] = []
         strengths: list[Tensor] = []
         for t in range(t_len):
-            out, carry = self.step(carry, inputs[:, t])
+            noise = gate_noise[:, t] if gate_noise is not None else None
+            out, carry = self.step(carry, inputs[:, t], noise)
             steps.append(out)
             if traces:
                 s = carry.memory.strengths
@@ -267,7 +308,7 @@ class MemoryRNN(nn.Module):
             strengths=torch.stack(strengths, dim=1) if traces else None,
         )
 
-    def _fused(self, inputs: Tensor, traces: bool) -> MemoryRNNOutput:
+    def _fused(self, inputs: Tensor, traces: bool, noise: Tensor | None) -> MemoryRNNOutput:
         """``forward`` through ``MemoryRNNSequence``."""
         b, t_len, _ = inputs.shape
         cell = self.cell
@@ -290,6 +331,7 @@ class MemoryRNN(nn.Module):
             self.o_prime.bias if self.o_prime is not None else None,
             w_q,
             b_q,
+            noise,
             shape,
         )
         deque = self.bot is not None

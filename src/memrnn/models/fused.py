@@ -54,6 +54,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         w_p, b_p: the o' layer (o'_t = tanh(w_p h_t + b_p)), or None for o'_t = h_t.
         w_q, b_q: (E m + 2E, H') the memory projections, rows [values ; pushes ; pops],
             each grouped by end (top first).
+        noise: (B, T, 2E) added to the push and pop pre-activations, or None.
         shape: a ``Shape``.
 
     Returns:
@@ -72,6 +73,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         b_p: Tensor | None,
         w_q: Tensor,
         b_q: Tensor,
+        noise: Tensor | None,
         shape: Shape,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
@@ -112,6 +114,8 @@ class MemoryRNNSequence(torch.autograd.Function):
                 p = torch.tanh(torch.addmm(b_p, h, w_p.t()), out=p_all[t])  # type: ignore[arg-type]
             q = torch.addmm(b_q, p, w_q.t(), out=q_all[t])
             q[:, :em].tanh_()
+            if noise is not None:
+                q[:, em:] += noise[:, t]
             gates = q[:, em:].sigmoid_()
             step_forward(layout, strengths[t], t, gates[:, :e], gates[:, e:],
                          strengths[t + 1], weights[t])  # fmt: skip
@@ -218,4 +222,4 @@ class MemoryRNNSequence(torch.autograd.Function):
         }
         wanted = ctx.needs_input_grad
         names = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q")
-        return (*(grads[k] if wanted[i] else None for i, k in enumerate(names)), None)
+        return (*(grads[k] if wanted[i] else None for i, k in enumerate(names)), None, None)

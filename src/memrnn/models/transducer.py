@@ -49,6 +49,7 @@ class MemoryAugmentedLSTM(nn.Module):
         embedding: size of the input embedding and of o_t (64).
         memory_width: m, the width of the memory's values (256).
         pop_bias, push_bias: initial biases of the pop and push gates.
+        gate_noise: training-mode noise on the gates' pre-activations (``MemoryRNN``).
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class MemoryAugmentedLSTM(nn.Module):
         memory_width: int = 256,
         pop_bias: float = -1.0,
         push_bias: float = 0.0,
+        gate_noise: float = 0.0,
     ) -> None:
         super().__init__()
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
@@ -76,6 +78,7 @@ class MemoryAugmentedLSTM(nn.Module):
             o_prime_layer=False,
             push_bias=push_bias,
             pop_bias=pop_bias,
+            gate_noise=gate_noise,
         )
         self.output = nn.Linear(embedding, output_vocab)
 
