@@ -11,6 +11,16 @@ Training lengths follow an adaptive curriculum (quick profile): the longest sour
 starts at ``curriculum_start`` and grows by ``curriculum_increment`` whenever greedy
 coarse accuracy at the current lengths reaches ``curriculum_threshold``; the current
 bound is a buffer of the trained module, so a resumed run continues where it was.
+
+Gate noise (quick profile, not in the paper): once the curriculum has reached the
+longest training lengths, Gaussian noise of standard deviation ``gate_noise`` is added to
+the memory gates' pre-activations during training. Without it the models learn gates of
+about 0.01 and 0.95 where 0 and 1 are meant; those leaks are harmless at the training
+lengths but pile up over twice as many steps (a Queue-LSTM popping 0.01 a step has eaten
+0.6 of its first value after 60 steps), and the test accuracy drops. The noise makes
+leaky gates cost loss at the training lengths, so training drives them to 0 and 1.
+Measured on copy with the Queue-LSTM (lr 1e-3, seed 0): test coarse accuracy 0.93 after
+10,000 steps without noise, 1.00 from 6,000 steps with noise 1.0.
 """
 
 from __future__ import annotations
@@ -94,13 +104,14 @@ class Grefenstette2015Config(TrainConfig):
         curriculum_increment, curriculum_threshold: see the module docstring.
         pop_bias: the pop gates' initial bias.
         gate_noise: the standard deviation of Gaussian noise on the memory gates'
-            pre-activations during training (0 in the paper; see ``MemoryRNN``).
+            pre-activations during training, once the curriculum has reached
+            ``max_length`` (0 in the paper; see ``MemoryRNN``).
         eval_size: sequences decoded per score.
     """
 
-    steps: int = 5000
+    steps: int = 8000
     batch_size: int = 32
-    lr: float = 3e-3
+    lr: float = 1e-3
     eval_every: int = 100
     checkpoint_every: int = 1000
     monitor: str = "train_coarse"
@@ -170,7 +181,6 @@ class TransductionRun:
                 self.task.input_size, self.task.output_size, memory=config.model,  # type: ignore[arg-type]
                 hidden=config.hidden, embedding=config.embedding,
                 memory_width=config.memory_width, pop_bias=config.pop_bias,
-                gate_noise=config.gate_noise,
             )  # fmt: skip
         start = config.curriculum_start or config.max_length
         self.model = _Trained(network, min(max(start, config.min_length), config.max_length))
@@ -188,7 +198,13 @@ class TransductionRun:
         return self._batch(rng, self.config.batch_size, self.config.min_length, bound)
 
     def loss(self, batch: TransductionBatch) -> Tensor:
-        logits = self.model.network(batch.inputs).logits
+        network = self.model.network
+        if isinstance(network, MemoryAugmentedLSTM):
+            # Gate noise hardens gates the model already uses: on once the curriculum is
+            # at the longest training lengths, never while it is still learning the task.
+            at_longest = int(self.model.bound) >= self.config.max_length
+            network.core.gate_noise = self.config.gate_noise if at_longest else 0.0
+        logits = network(batch.inputs).logits
         return F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
 
     def score(self, rng: np.random.Generator, lo: int, hi: int) -> tuple[float, float]:
@@ -240,7 +256,7 @@ class TransductionRun:
 
 
 # Quick profile: the models and tasks of Figure 2a at a CPU scale
-_QUICK: dict[str, Any] = {"steps": 5000, "eval_size": 200}
+_QUICK: dict[str, Any] = {"gate_noise": 1.0}
 _PAPER: dict[str, Any] = {
     "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "lr": 1e-3, "clip": 1.0,
     "hidden": 256, "embedding": 64, "memory_width": 256, "vocab_size": 128,
@@ -302,7 +318,8 @@ class Grefenstette2015(Experiment):
             f"{c.vocab_size} symbols for copy, reversal and bigram flip, Adam lr {c.lr}, "
             f"batch {c.batch_size}, {c.steps} steps, train lengths {c.min_length}-"
             f"{c.max_length} by a curriculum from {c.curriculum_start}, test lengths "
-            f"{c.test_min_length}-{c.test_max_length}, a 1-layer Deep LSTM, one seed; "
+            f"{c.test_min_length}-{c.test_max_length}, gate noise {c.gate_noise} once the "
+            f"curriculum is at its longest (not in the paper), a 1-layer Deep LSTM, one seed; "
             f"{c.eval_size} sequences per score (the paper: hidden 256/512, 128 symbols, "
             "RMSProp, train 8-64, test 65-128, 1000 sequences)"
         )
@@ -330,6 +347,22 @@ class Grefenstette2015(Experiment):
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
         lines = []
+        by_cell = {(r.spec.config["task"], r.spec.config["model"]): r for r in records}
+        for task, model in _MUST_GENERALISE:
+            if (task, model) in by_cell:
+                score = by_cell[task, model].metrics["test_coarse"]
+                verdict = "meets" if score >= 0.95 else "misses"
+                lines.append(
+                    f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f} "
+                    f"{verdict} the target of 0.95 at the longer test lengths."
+                )
+        baseline = [
+            f"{task} {by_cell[task, 'lstm'].metrics['test_coarse']:.2f}"
+            for task in ("copy", "reversal")
+            if (task, "lstm") in by_cell
+        ]
+        if baseline:
+            lines.append(f"Deep LSTM test coarse accuracy: {', '.join(baseline)}.")
         for r in sorted(records, key=lambda r: r.spec.name):
             c, m = r.spec.config, r.metrics
             lines.append(
@@ -381,6 +414,11 @@ class Grefenstette2015(Experiment):
             heat.colorbar(image, ax=[top, bottom], label="strength")
             figures["stack-reversal-trace"] = heat
         return figures
+
+
+# The quick profile's acceptance: these must reach test coarse accuracy 0.95.
+_MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "deque"),
+                    ("copy", "deque"))  # fmt: skip
 
 
 def _order(record: RunRecord) -> tuple[int, int]:
