@@ -14,38 +14,15 @@ name; ratios are against the Deep LSTM in the same run.
 from __future__ import annotations
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
 import torch
-import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+from train_step import seconds_per_step
 
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
-
-
-def seconds_per_step(model: torch.nn.Module, batch: int, length: int, device: torch.device,
-                     repeats: int) -> float:  # fmt: skip
-    """The best time of one RMSProp step (forward, backward, clip, update)."""
-    model.to(device)
-    optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
-    tokens = torch.randint(0, 131, (batch, length), device=device)
-    targets = torch.randint(0, 129, (batch, length), device=device)
-
-    def step() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        logits = model(tokens).logits
-        F.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-
-    step()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main() -> None:
@@ -78,7 +55,14 @@ def main() -> None:
             }
             base = None
             for name, model in models.items():
-                seconds = seconds_per_step(model, batch, args.length, device, args.repeats)
+                seconds = seconds_per_step(
+                    lambda x, m=model: m(x).logits,
+                    model.to(device),
+                    batch,
+                    args.length,
+                    device,
+                    args.repeats,
+                )
                 base = base or seconds
                 print(
                     f"| {hidden} | {batch} | {name} | {1000 * seconds:.1f} | "

@@ -68,11 +68,16 @@ def seconds_per_step(forward: Callable[[Tensor], Tensor], model: nn.Module, batc
         optimizer.step()
         _sync(device)
 
-    step()
+    return best_time(step, repeats)
+
+
+def best_time(work: Callable[[], None], repeats: int) -> float:
+    """The best of ``repeats`` timed calls of ``work``, after one untimed warm-up call."""
+    work()
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        step()
+        work()
         times.append(time.perf_counter() - started)
     return min(times)
 
@@ -136,13 +141,7 @@ def products_alone(batch: int, length: int, device: torch.device, repeats: int) 
         all_z.t() @ all_rh
         _sync(device)
 
-    run()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
+    return best_time(run, repeats)
 
 
 def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
