@@ -85,6 +85,14 @@ def test_gate_biases_initialised(memory: str, push_bias: float, pop_bias: float)
         torch.testing.assert_close(end.pop.bias, torch.tensor([pop_bias]))
 
 
+def test_deque_bottom_push_bias() -> None:
+    model = _model("deque", push_bias=1.0, bottom_push_bias=-2.0)
+    assert model.bot is not None
+    torch.testing.assert_close(model.top.push.bias, torch.tensor([1.0]))
+    torch.testing.assert_close(model.bot.push.bias, torch.tensor([-2.0]))
+    torch.testing.assert_close(model.bot.pop.bias, model.top.pop.bias)
+
+
 def test_gate_biases_shift_the_gates() -> None:
     x = _inputs(4, 5)
     low = _model(pop_bias=-4.0)(x).pop

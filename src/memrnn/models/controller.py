@@ -127,6 +127,8 @@ class MemoryRNN(nn.Module):
         o_prime_layer: True for o'_t = tanh(W h_t + b) (the tutorial), False for
             o'_t = h_t (the paper; ``output_hidden`` must then equal ``hidden_size``).
         push_bias: the initial bias b_d of every push gate.
+        bottom_push_bias: a deque's bottom end's initial push bias (default
+            ``push_bias``). Different biases at the two ends break their symmetry.
         pop_bias: the initial bias b_u of every pop gate (seed 000 recommends -1).
         gate_noise: in training mode, the standard deviation of Gaussian noise added to
             every push and pop pre-activation (0: none, the paper's model). Not in the
@@ -148,6 +150,7 @@ class MemoryRNN(nn.Module):
         push_bias: float = 0.0,
         pop_bias: float = 0.0,
         gate_noise: float = 0.0,
+        bottom_push_bias: float | None = None,
     ) -> None:
         super().__init__()
         output_hidden = hidden_size if output_hidden is None else output_hidden
@@ -192,7 +195,12 @@ class MemoryRNN(nn.Module):
         self.o_prime = nn.Linear(hidden_size, self.output_hidden) if o_prime_layer else None
         self.top = _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
         self.bot = (
-            _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
+            _Gates(
+                self.output_hidden,
+                memory_width,
+                push_bias if bottom_push_bias is None else bottom_push_bias,
+                pop_bias,
+            )
             if memory == "deque"
             else None
         )

@@ -50,6 +50,7 @@ class MemoryAugmentedLSTM(nn.Module):
         memory_width: m, the width of the memory's values (256).
         pop_bias, push_bias: initial biases of the pop and push gates.
         gate_noise: training-mode noise on the gates' pre-activations (``MemoryRNN``).
+        bottom_push_bias: a deque's bottom end's initial push bias (default ``push_bias``).
     """
 
     def __init__(
@@ -64,6 +65,7 @@ class MemoryAugmentedLSTM(nn.Module):
         pop_bias: float = -1.0,
         push_bias: float = 0.0,
         gate_noise: float = 0.0,
+        bottom_push_bias: float | None = None,
     ) -> None:
         super().__init__()
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
@@ -79,6 +81,7 @@ class MemoryAugmentedLSTM(nn.Module):
             push_bias=push_bias,
             pop_bias=pop_bias,
             gate_noise=gate_noise,
+            bottom_push_bias=bottom_push_bias,
         )
         self.output = nn.Linear(embedding, output_vocab)
 
