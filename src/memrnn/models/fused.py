@@ -93,6 +93,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         weights = new(steps, e, batch, layout.rows)
         values = xw.new_zeros(batch, layout.rows, m)
 
+        one = xw.new_ones(())
         rh[0, :, :em] = 0
         rh[0, :, em:] = h0
         if cells is not None:
@@ -118,7 +119,7 @@ class MemoryRNNSequence(torch.autograd.Function):
                 q[:, em:] += noise[:, t]
             gates = q[:, em:].sigmoid_()
             step_forward(layout, strengths[t], t, gates[:, :e], gates[:, e:],
-                         strengths[t + 1], weights[t])  # fmt: skip
+                         strengths[t + 1], weights[t], one)  # fmt: skip
             for k, row in enumerate(layout.push_rows(t)):
                 values[:, row] = q[:, k * m : (k + 1) * m]
             rh[t + 1, :, :em] = torch.bmm(weights[t].transpose(0, 1), values).flatten(1)
@@ -182,12 +183,11 @@ class MemoryRNNSequence(torch.autograd.Function):
         for t in reversed(range(steps)):
             d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
             d_values.baddbmm_(weights[t].permute(1, 2, 0), d_r)
-            d_s, d_push, d_pop = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1))
             dq = d_q[t]
+            d_s = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1), dq[:, em : em + e],
+                                dq[:, em + e :])  # fmt: skip
             for k, row in enumerate(layout.push_rows(t)):
                 dq[:, k * m : (k + 1) * m] = d_values[:, row]
-            dq[:, em : em + e] = d_push
-            dq[:, em + e :] = d_pop
             if grad_gates is not None:
                 dq[:, em:] += grad_gates[t]
             dq *= q_slope[t]

@@ -93,7 +93,7 @@ class Layout:
 
 def step_forward(
     layout: Layout, s_prev: Tensor, t: int, push: Tensor, pop: Tensor, s_out: Tensor,
-    w_out: Tensor,
+    w_out: Tensor, one: Tensor,
 ) -> None:  # fmt: skip
     """Step t: pop, push, then read.
 
@@ -102,17 +102,19 @@ def step_forward(
         push, pop: (B, E), one column per end in the layout's order (E = 2 for a deque).
         s_out: (B, n), receives s_t.
         w_out: (E, B, n), receives the read weights of each end.
+        one: the number 1 as a 0-d tensor of s's dtype and device (a Python number would
+            cost a conversion per operation in this hot loop).
     """
     s = s_prev
     last = len(layout.ends) - 1
     for e, end in enumerate(layout.ends):
-        reach = torch.minimum(s, inclusive(s, end) - pop[:, e : e + 1])
-        s = torch.clamp(reach, min=0, out=s_out) if e == last else reach.clamp_(min=0)
+        left = inclusive(s, end) - pop[:, e : e + 1]
+        s = torch.minimum(s, left, out=s_out if e == last else left).relu_()
     for e, row in enumerate(layout.push_rows(t)):
         s_out[:, row] = push[:, e]
     for e, end in enumerate(layout.ends):
-        over = (inclusive(s_out, end) - 1).clamp_(min=0)
-        torch.sub(s_out, over, out=w_out[e]).clamp_(min=0)
+        over = inclusive(s_out, end).sub_(one).relu_()
+        torch.sub(s_out, over, out=w_out[e]).relu_()
 
 
 @dataclass(frozen=True)
@@ -158,30 +160,30 @@ def backward_masks(layout: Layout, before: Tensor, after: Tensor, weights: Tenso
     return Masks((weights > 0).to(dtype), stacked(over), stacked(keep), stacked(take))
 
 
-def step_backward(layout: Layout, masks: Masks, t: int, grad_s: Tensor,
-                  grad_weights: Tensor) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
+def step_backward(layout: Layout, masks: Masks, t: int, grad_s: Tensor, grad_weights: Tensor,
+                  grad_push: Tensor, grad_pop: Tensor) -> Tensor:  # fmt: skip
     """The vector-Jacobian product of ``step_forward`` at step t.
 
     Args:
         masks: ``backward_masks`` of the sequence.
         grad_s: dL/ds_t (B, n); it is overwritten.
         grad_weights: dL/d(read weights) (E, B, n).
+        grad_push, grad_pop: (B, E), receive dL/dpush and dL/dpop.
 
     Returns:
-        dL/ds_{t-1} (B, n), dL/dpush (B, E) and dL/dpop (B, E).
+        dL/ds_{t-1} (B, n).
     """
     grad = grad_s
     for e, end in enumerate(layout.ends):
         g = grad_weights[e] * masks.read_pos[t, e]
         grad += g
         grad -= inclusive(g * masks.read_over[t, e], _other(end))
-    rows = layout.push_rows(t)
-    grad_push = torch.stack([grad[:, row] for row in rows], dim=1)
-    grad[:, list(rows)] = 0  # a pushed row's strength is d_t, whatever the pops left there
-    grad_pop = []
+    for e, row in enumerate(layout.push_rows(t)):
+        grad_push[:, e] = grad[:, row]
+        grad[:, row].zero_()  # a pushed row's strength is d_t, whatever the pops left there
     for e in reversed(range(len(layout.ends))):
         g = grad * masks.pop_keep[t, e]
         reach = g * masks.pop_take[t, e]
-        grad_pop.append(-reach.sum(-1))
+        torch.sum(reach, -1, out=grad_pop[:, e]).neg_()
         grad = g - reach + inclusive(reach, _other(layout.ends[e]))
-    return grad, grad_push, torch.stack(grad_pop[::-1], dim=1)
+    return grad

@@ -36,9 +36,10 @@ class LeanRun(torch.autograd.Function):
         batch, steps, ends = push.shape
         strengths = rows.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
         weights = rows.new_empty(steps, ends, batch, layout.rows)
+        one = rows.new_ones(())
         for t in range(steps):
             step_forward(layout, strengths[t], t, push[:, t], pop[:, t], strengths[t + 1],
-                         weights[t])  # fmt: skip
+                         weights[t], one)  # fmt: skip
         ctx.layout = layout  # type: ignore[attr-defined]
         ctx.save_for_backward(rows, pop, strengths, weights)
         by_batch = weights.permute(2, 0, 1, 3).flatten(1, 2)  # (B, T E, n)
@@ -65,8 +66,8 @@ class LeanRun(torch.autograd.Function):
         grad_pop = grad_reads.new_empty(steps, batch, ends)
         grad_s = grad_reads.new_zeros(batch, n)
         for t in reversed(range(steps)):
-            grad_s, grad_push[t], grad_pop[t] = step_backward(
-                layout, masks, t, grad_s, grad_weights[t]
+            grad_s = step_backward(
+                layout, masks, t, grad_s, grad_weights[t], grad_push[t], grad_pop[t]
             )
         return grad_rows, grad_push.transpose(0, 1), grad_pop.transpose(0, 1), None
 
