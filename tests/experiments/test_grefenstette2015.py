@@ -77,6 +77,20 @@ def test_training_batches_respect_the_bound() -> None:
         assert int(run.training_batch(rng).source_lengths.max()) <= 3
 
 
+@pytest.mark.parametrize("task", TASKS)
+def test_every_task_trains_and_traces_at_the_quick_lengths(task: str) -> None:
+    # The quick lengths on every task: the curriculum starts no shorter than the task's
+    # shortest source (the ITG grammars have none below 5 words), and the trace is drawn
+    # at a test length the task has (bigram flipping: even lengths only; 33 is odd).
+    quick = dataclasses.replace(TINY, task=task, model="stack", max_length=32,
+                                test_min_length=33, test_max_length=64)  # fmt: skip
+    run = TransductionRun(quick, torch.device("cpu"))
+    assert int(run.model.bound) >= run.task.shortest_source
+    assert torch.isfinite(run.loss(run.training_batch(np.random.default_rng(2))))
+    trace = run.artifacts(np.random.default_rng(3))
+    assert 33 <= trace["source_length"] <= 34
+
+
 def test_smoke_reproduce(tmp_path: Path) -> None:
     summary = reproduce([Grefenstette2015()], "smoke", tmp_path, LocalBackend(workers=1))
     assert not summary.failed and summary.planned == 8

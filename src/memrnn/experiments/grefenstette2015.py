@@ -188,7 +188,8 @@ class TransductionRun:
                 push_bias=config.push_bias, bottom_push_bias=config.bottom_push_bias,
             )  # fmt: skip
         start = config.curriculum_start or config.max_length
-        self.model = _Trained(network, min(max(start, config.min_length), config.max_length))
+        start = max(start, config.min_length, self.task.shortest_source)
+        self.model = _Trained(network, min(start, config.max_length))
         self.model.to(device)
 
     def _batch(self, rng: np.random.Generator, size: int, lo: int, hi: int) -> TransductionBatch:
@@ -249,7 +250,9 @@ class TransductionRun:
         if not isinstance(network, MemoryAugmentedLSTM):
             return {}
         c = self.config
-        batch = self._batch(rng, 1, c.test_min_length, c.test_min_length)
+        # The shortest test length the task has (bigram flipping takes even lengths only).
+        hi = min(c.test_min_length + 1, c.test_max_length)
+        batch = self._batch(rng, 1, c.test_min_length, hi)
         out = network(batch.inputs, traces=True)
         assert out.push is not None and out.pop is not None and out.strengths is not None
         return {

@@ -154,6 +154,14 @@ class TransductionTask:
         )
 
     @property
+    def shortest_source(self) -> int:
+        """The length of the shortest source the task has: the grammar's shortest for an
+        ITG task, 2 for bigram flipping (even lengths only), else 1."""
+        if self.grammar is not None:
+            return self.grammar.min_length
+        return 2 if self.name == "bigram_flip" else 1
+
+    @property
     def source_vocab(self) -> int:
         """S, the number of source symbols (ids 0 .. S-1)."""
         return len(self.source_words)
