@@ -116,3 +116,23 @@ def test_report_files_are_readable_by_others(tmp_path: Path) -> None:
         *(tmp_path / "figures").iterdir(),
     ]:
         assert stat.S_IMODE(path.stat().st_mode) & 0o044 == 0o044, path
+
+
+class _ChangedToy(ToyExperiment):
+    """The toy experiment after its settings changed: seed0 trains longer."""
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        specs = super().runs(profile)
+        longer = {**specs[0].config, "steps": specs[0].config["steps"] + 10}
+        return [dataclasses.replace(specs[0], config=longer), specs[1]]
+
+
+def test_the_report_shows_only_the_runs_the_experiment_defines_now(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    summary = reproduce([_ChangedToy()], "smoke", tmp_path, LocalBackend(workers=1))
+    assert [s.name for s in summary.finished] == ["seed0"]  # its key changed; seed1 kept
+    text = (tmp_path / "report.md").read_text()
+    assert "| seed0 | 0 | 50 |" in text and "| seed0 | 0 | 40 |" not in text
+    assert "1 finished runs in the store with settings" in text
+    runs = json.loads((tmp_path / "runs.json").read_text())
+    assert len(runs) == 3  # the old run stays in the store and in runs.json

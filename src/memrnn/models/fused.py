@@ -122,7 +122,9 @@ class MemoryRNNSequence(torch.autograd.Function):
                          strengths[t + 1], weights[t], one)  # fmt: skip
             for k, row in enumerate(layout.push_rows(t)):
                 values[:, row] = q[:, k * m : (k + 1) * m]
-            rh[t + 1, :, :em] = torch.bmm(weights[t].transpose(0, 1), values).flatten(1)
+            lo, hi = layout.window(t)  # the rows pushed so far; the rest read as zero
+            reads = torch.bmm(weights[t, :, :, lo:hi].transpose(0, 1), values[:, lo:hi])
+            rh[t + 1, :, :em] = reads.flatten(1)
 
         ctx.shape = shape  # type: ignore[attr-defined]
         saved = (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
@@ -180,9 +182,13 @@ class MemoryRNNSequence(torch.autograd.Function):
         values_t = values.transpose(1, 2)
         hs = rh[1:, :, em:]
 
+        # dL/d(read weights); rows outside the window keep stale numbers, which the backward
+        # multiplies by the read mask, zero there.
+        d_w = new(batch, e, layout.rows)
         for t in reversed(range(steps)):
-            d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
-            d_values.baddbmm_(weights[t].permute(1, 2, 0), d_r)
+            lo, hi = layout.window(t)  # r_t feeds step t + 1; d_r is zero at t = T-1
+            d_w[:, :, lo:hi] = torch.bmm(d_r, values_t[:, :, lo:hi])
+            d_values[:, lo:hi].baddbmm_(weights[t, :, :, lo:hi].permute(1, 2, 0), d_r)
             dq = d_q[t]
             d_s = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1), dq[:, em : em + e],
                                 dq[:, em + e :])  # fmt: skip

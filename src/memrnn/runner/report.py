@@ -84,10 +84,20 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
     written = []
     for experiment in experiments:
         for profile in PROFILES:
-            records = store.records(experiment.name, profile)
+            # Only the runs the experiment defines now: a run made with other settings
+            # (the store keeps it) is another computation and would stand twice.
+            current = {spec.key for spec in experiment.runs(profile)}
+            stored = store.records(experiment.name, profile)
+            records = [r for r in stored if r.spec.key in current]
             if not records:
                 continue
             lines += _section_header(experiment, profile, records)
+            if len(stored) > len(records):
+                lines += [
+                    f"({len(stored) - len(records)} finished runs in the store with settings "
+                    "the experiment no longer has are left out; `runs.json` lists them.)",
+                    "",
+                ]
             lines += [f"- {finding}" for finding in experiment.findings(records)]
             lines += [""] if lines[-1] else []
             versions = ", ".join(sorted({r.code_version for r in records}))

@@ -85,6 +85,14 @@ class Layout:
             return (self.steps - 1 - t,)
         return (self.steps + t, self.steps - 1 - t)
 
+    def window(self, t: int) -> tuple[int, int]:
+        """The rows [lo, hi) written by steps 0..t: the only rows a read at step t sees."""
+        if self.kind == "queue":
+            return 0, t + 1
+        if self.kind == "stack":
+            return self.steps - 1 - t, self.steps
+        return self.steps - 1 - t, self.steps + 1 + t
+
     def to_paper(self, strengths: Tensor) -> Tensor:
         """Strengths (..., n) in the paper's row order: bottom first; for a stack or queue
         row i is the value pushed at step i."""
