@@ -182,13 +182,12 @@ class MemoryRNNSequence(torch.autograd.Function):
         values_t = values.transpose(1, 2)
         hs = rh[1:, :, em:]
 
-        # dL/d(read weights); rows outside the window keep stale numbers, which the backward
-        # multiplies by the read mask, zero there.
-        d_w = new(batch, e, layout.rows)
+        # The backward's products run over all rows, not the forward's window: restricting
+        # them changes the rounding of the gradients (not their value) and so the training
+        # runs the reports quote.
         for t in reversed(range(steps)):
-            lo, hi = layout.window(t)  # r_t feeds step t + 1; d_r is zero at t = T-1
-            d_w[:, :, lo:hi] = torch.bmm(d_r, values_t[:, :, lo:hi])
-            d_values[:, lo:hi].baddbmm_(weights[t, :, :, lo:hi].permute(1, 2, 0), d_r)
+            d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
+            d_values.baddbmm_(weights[t].permute(1, 2, 0), d_r)
             dq = d_q[t]
             d_s = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1), dq[:, em : em + e],
                                 dq[:, em + e :])  # fmt: skip
