@@ -48,6 +48,8 @@ def test_config_validation() -> None:
         Grefenstette2015Config(max_length=40, test_min_length=33).validate()
     with pytest.raises(ValueError, match="curriculum_start: must not be negative"):
         Grefenstette2015Config(curriculum_start=-1).validate()
+    with pytest.raises(ValueError, match="gate_noise: expected a standard deviation"):
+        Grefenstette2015Config(gate_noise=-0.5).validate()
 
 
 def test_the_curriculum_grows_when_the_current_lengths_are_learned() -> None:

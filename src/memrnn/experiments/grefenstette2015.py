@@ -145,6 +145,10 @@ class Grefenstette2015Config(TrainConfig):
         if self.model not in MODELS:
             raise ValueError(f"model: expected one of {', '.join(MODELS)}, got {self.model!r}")
         self.require_positive("layers", "hidden", "embedding", "memory_width", "vocab_size")
+        if not self.gate_noise >= 0:
+            raise ValueError(
+                f"gate_noise: expected a standard deviation >= 0, got {self.gate_noise}"
+            )
         self.require_positive("min_length", "eval_size", "curriculum_increment")
         if not self.min_length <= self.max_length < self.test_min_length <= self.test_max_length:
             raise ValueError(
