@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 import torch
 
+from memrnn.experiments.base import RunRecord, RunSpec
 from memrnn.experiments.grefenstette2015 import (
     MODELS,
     PAPER_FIGURE2A,
     Grefenstette2015,
     Grefenstette2015Config,
     TransductionRun,
+    select,
 )
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
@@ -95,9 +97,41 @@ def test_every_task_trains_and_traces_at_the_quick_lengths(task: str) -> None:
 
 def test_smoke_reproduce(tmp_path: Path) -> None:
     summary = reproduce([Grefenstette2015()], "smoke", tmp_path, LocalBackend(workers=1))
-    assert not summary.failed and summary.planned == 8
+    # two tasks x four models, and the DeQue's second start on each task
+    assert not summary.failed and summary.planned == 10
     results = json.loads((tmp_path / "results.json").read_text())
     table = [r for r in results if r["table"] == "figure2a"]
     assert len(table) == 8 * 4 and all(0.0 <= r["value"] <= 1.0 for r in table)
     report = (tmp_path / "report.md").read_text()
     assert "stack-reversal-trace" in report and "training-curves" in report
+
+
+def _record(name: str, train: tuple[float, float, float], test: float) -> RunRecord:
+    task, variant, _ = name.split("/")
+    config = {"task": task, "model": variant.split("-")[0], "seed": 0}
+    metrics = {"train_coarse": train[0], "train_fine": train[1], "train_loss": train[2],
+               "test_coarse": test, "test_fine": test, "curriculum": 32.0}  # fmt: skip
+    return RunRecord(RunSpec("grefenstette2015", name, "quick", config), metrics, {}, "v", 1.0)
+
+
+def test_select_keeps_the_start_that_trains_best_whatever_the_test_says() -> None:
+    records = [
+        _record("copy/deque-even/seed0", (0.3, 0.6, 0.1), test=0.9),
+        _record("copy/deque-top-open/seed0", (1.0, 1.0, 0.2), test=0.1),
+        _record("reversal/deque-even/seed0", (1.0, 1.0, 0.01), test=0.2),
+        _record("reversal/deque-top-open/seed0", (1.0, 1.0, 0.02), test=1.0),  # loss decides
+        _record("reversal/stack/seed0", (0.5, 0.5, 0.5), test=0.5),
+        _record("copy/queue-b/seed0", (1.0, 1.0, 0.0), test=0.0),  # a full tie: first name
+        _record("copy/queue-a/seed0", (1.0, 1.0, 0.0), test=1.0),
+    ]
+    chosen = [r.spec.name for r in select(records)]
+    assert chosen == ["copy/queue-a/seed0", "copy/deque-top-open/seed0", "reversal/stack/seed0",
+                      "reversal/deque-even/seed0"]  # fmt: skip
+    lines = Grefenstette2015().findings(records)
+    assert any(line.startswith("DeQue-LSTM on copy: test coarse accuracy 0.10 misses")
+               for line in lines)  # fmt: skip
+    assert any(
+        line.startswith("copy, DeQue-LSTM (even start): test coarse 0.90")
+        and "not reported" in line
+        for line in lines
+    )

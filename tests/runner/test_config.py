@@ -23,8 +23,9 @@ def test_overrides_parse_each_type() -> None:
         ("steps=many", "--set steps=many: not a valid int"),
         ("lr=fast", "--set lr=fast: not a valid float"),
         ("steps=0", "--set steps: must be at least 1, got 0"),
-        ("optimizer=lbfgs", "--set optimizer: expected adam, rmsprop or sgd"),
+        ("optimizer=lbfgs", "--set optimizer: expected adam, adamw, rmsprop or sgd"),
         ("lr=-1", "--set lr: must be positive"),
+        ("weight_decay=-0.1", "--set weight_decay: must not be negative, got -0.1"),
     ],
 )
 def test_bad_overrides_name_the_setting(assignment: str, message: str) -> None:

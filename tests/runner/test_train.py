@@ -6,8 +6,9 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+import torch
 
-from memrnn.runner.train import Progress, train
+from memrnn.runner.train import Progress, make_optimizer, train
 from tests.runner.toy import ToyConfig, ToyExperiment
 
 CONFIG = ToyConfig(seed=3, steps=60, lr=0.05, eval_every=10, checkpoint_every=10, device="cpu")
@@ -77,3 +78,32 @@ def test_progress_reports_every_step() -> None:
     assert [p.step for p in seen] == list(range(1, 13))
     assert seen[9].metrics is not None and seen[8].metrics is None
     assert all(p.sequences_per_second > 0 for p in seen)
+
+
+@pytest.mark.parametrize("name", ["adam", "adamw", "rmsprop", "sgd"])
+def test_make_optimizer_applies_learning_rate_and_weight_decay(name: str) -> None:
+    config = dataclasses.replace(CONFIG, optimizer=name, lr=0.1, weight_decay=0.5)
+    weight = torch.nn.Parameter(torch.full((3,), 2.0))
+    optimizer = make_optimizer(config, [weight])
+    assert optimizer.defaults["lr"] == 0.1 and optimizer.defaults["weight_decay"] == 0.5
+    weight.grad = torch.zeros(3)  # a zero loss gradient: only the decay moves the weight
+    optimizer.step()
+    if name == "adamw":  # decoupled: w <- w (1 - lr wd)
+        assert torch.equal(weight.detach(), torch.full((3,), 2.0 * (1 - 0.1 * 0.5)))
+    elif name == "sgd":  # L2: w <- w - lr wd w
+        assert torch.allclose(weight.detach(), torch.full((3,), 2.0 - 0.1 * 0.5 * 2.0))
+    else:  # adaptive steps of an L2 gradient: the weight moves toward 0
+        assert bool((weight.detach() < 2.0).all())
+
+
+def test_adamw_without_decay_is_adam() -> None:
+    weights = [torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0])) for _ in range(2)]
+    optimizers = [
+        make_optimizer(dataclasses.replace(CONFIG, optimizer=name), [w])
+        for name, w in zip(("adam", "adamw"), weights, strict=True)
+    ]
+    for step in range(5):
+        for w, optimizer in zip(weights, optimizers, strict=True):
+            w.grad = torch.tensor([0.3, -0.1, 0.7]) * (step + 1)
+            optimizer.step()
+    assert torch.equal(weights[0].detach(), weights[1].detach())

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 Profile = Literal["smoke", "quick", "paper"]
 PROFILES: tuple[Profile, ...] = ("smoke", "quick", "paper")
+OPTIMIZERS = ("adam", "adamw", "rmsprop", "sgd")
 PROFILE_MEANING = {
     "smoke": "seconds; used by the tests, the numbers mean nothing",
     "quick": "minutes on a laptop CPU, scaled down from the paper",
@@ -39,8 +40,10 @@ class TrainConfig:
         seed: seeds the model's initialisation and the training data.
         steps: optimiser steps.
         batch_size: sequences per step.
-        optimizer: "adam", "rmsprop" or "sgd".
+        optimizer: "adam", "adamw", "rmsprop" or "sgd".
         lr: learning rate.
+        weight_decay: decoupled weight decay with "adamw" (Loshchilov and Hutter), an L2
+            penalty with the others (PyTorch's ``weight_decay`` argument); 0 turns it off.
         clip: clip the gradient's global norm to this (0 turns clipping off).
         eval_every: evaluate every this many steps (0: only at the end).
         checkpoint_every: write a checkpoint every this many steps (0: never).
@@ -55,6 +58,7 @@ class TrainConfig:
     batch_size: int = 10
     optimizer: str = "adam"
     lr: float = 1e-3
+    weight_decay: float = 0.0
     clip: float = 1.0
     eval_every: int = 100
     checkpoint_every: int = 100
@@ -71,8 +75,13 @@ class TrainConfig:
                 raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr: must be positive, got {self.lr}")
-        if self.optimizer not in ("adam", "rmsprop", "sgd"):
-            raise ValueError(f"optimizer: expected adam, rmsprop or sgd, got {self.optimizer!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(
+                f"optimizer: expected {', '.join(OPTIMIZERS[:-1])} or {OPTIMIZERS[-1]}, "
+                f"got {self.optimizer!r}"
+            )
+        if not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay: must not be negative, got {self.weight_decay}")
         if self.monitor_mode not in ("min", "max"):
             raise ValueError(f"monitor_mode: expected min or max, got {self.monitor_mode!r}")
         if self.device != "auto" and not self.device.startswith(("cpu", "cuda")):

@@ -47,11 +47,15 @@ def resolve_device(name: str) -> torch.device:
 
 
 def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
+    """The optimiser ``config`` names, with its learning rate and weight decay."""
+    lr, decay = config.lr, config.weight_decay
     if config.optimizer == "adam":
-        return torch.optim.Adam(params, lr=config.lr)
+        return torch.optim.Adam(params, lr=lr, weight_decay=decay)
+    if config.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=decay)
     if config.optimizer == "rmsprop":
-        return torch.optim.RMSprop(params, lr=config.lr)
-    return torch.optim.SGD(params, lr=config.lr)
+        return torch.optim.RMSprop(params, lr=lr, weight_decay=decay)
+    return torch.optim.SGD(params, lr=lr, weight_decay=decay)
 
 
 class _EarlyStopping:
