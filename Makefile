@@ -28,9 +28,7 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(BIN)/python -m pytest -q
 
-# grefenstette2015 is left out until its quick profile meets its acceptance (issue 7):
-# run it alone with `memrnn reproduce grefenstette2015 --profile quick --out reports/`.
-REPRODUCED = trask2016 paassen2021 hewitt2020 ba2016
+REPRODUCED = trask2016 paassen2021 hewitt2020 ba2016 grefenstette2015
 
 reproduce: $(STAMP)
 	$(BIN)/memrnn reproduce $(REPRODUCED) --profile quick --out reports/

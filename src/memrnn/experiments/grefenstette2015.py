@@ -280,10 +280,10 @@ class TransductionRun:
 # picks by training perplexity; see ``select``):
 # - "top-open": the top end's push bias +1 (push ~0.73), the bottom's -2 (~0.12). A deque
 #   whose ends start alike leaves itself empty on copy and memorises short sources in its
-#   LSTM instead (stuck at lengths 8-12 in each of 6 settings tried: two seeds, a
-#   curriculum from 12, both push biases at +1, gate noise 1 and 2 with decay); opened at
-#   the top it reaches test coarse 1.00 on copy by step 1500. It never learns reversal
-#   past length 16 (12 with decay).
+#   LSTM instead (stuck at lengths 8-12 in each of 5 settings tried: two seeds, a
+#   curriculum from 12, both push biases at +1, weight decay 0.1); opened at the top it
+#   reaches test coarse 1.00 on copy by step 1500. It never learns reversal past length
+#   16 (12 with decay).
 # - "even": both ends alike, which learns reversal by step 2000. Its test accuracy there
 #   swings (0.72-1.00 over steps 4500-8000 with gate noise 1; 0.3 without noise); gate
 #   noise 2 holds it at 0.975-1.00 from step 4500 on.
