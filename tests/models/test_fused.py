@@ -146,3 +146,27 @@ def test_gate_noise_only_in_training_mode() -> None:
         MemoryRNN(5, 7, 6, 4, gate_noise=-1.0)
     with pytest.raises(ValueError, match="gate_noise"):
         model(x, gate_noise=torch.zeros(2, 8, 3))
+
+
+@pytest.mark.parametrize(("memory", "cell", "o_prime"), CASES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_gates_same_gradients_as_stepwise(memory: str, cell: str, o_prime: bool,
+                                                seed: int) -> None:  # fmt: skip
+    """Gates forced to exactly 0 or 1 (pre-activations of -+1000) on a third of the steps
+    each: the fused backward takes the kinks' derivatives as autograd through ``step``."""
+    model = _model(memory, cell, o_prime, seed)
+    e = 2 if memory == "deque" else 1
+    gen = torch.Generator().manual_seed(10 + seed)
+    x = torch.randn(3, 12, 5, dtype=torch.float64, generator=gen)
+    noise = 1000.0 * (torch.randint(0, 3, (3, 12, 2 * e), generator=gen) - 1).double()
+    results = []
+    for stepwise in (False, True):
+        model.zero_grad()
+        out = model(x, stepwise=stepwise, gate_noise=noise)
+        out.logits.square().sum().backward()
+        results.append((out, {k: p.grad.clone() for k, p in model.named_parameters()}))
+    (fast, fast_grads), (slow, slow_grads) = results
+    assert ((fast.push == 0) | (fast.push == 1)).float().mean() > 0.5
+    torch.testing.assert_close(fast.logits, slow.logits, rtol=1e-10, atol=1e-12)
+    for k in fast_grads:
+        torch.testing.assert_close(fast_grads[k], slow_grads[k], rtol=1e-9, atol=1e-11, msg=k)

@@ -150,8 +150,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         new = acts.new_zeros
 
         # Every factor that does not depend on the backward recursion, for all steps.
-        masks = backward_masks(layout, strengths[:-1], strengths[1:], weights,
-                               q_all[..., em + e :])  # fmt: skip
+        masks = backward_masks(layout, strengths[:-1], strengths[1:], q_all[..., em + e :])
         q_slope = q_all * (1 - q_all)  # sigmoid' of the gates ...
         q_slope[..., :em] = 1 - q_all[..., :em] ** 2  # ... and tanh' of the values
         if cells is not None:

@@ -14,21 +14,25 @@ Rows are laid out so that each end is a fixed side of the tensor:
 - deque: 2T rows, centred; step t pushes the bottom value at row T - 1 - t and the top
   value at row T + t; the top is the high rows, the bottom the low ones.
 
-Sums from an end are inclusive prefix sums taken from that end, so the rows that
-matter (those with little strength between them and the end) get small partial sums,
-exact to a few ulps (see ``memrnn.structures.strengths``). With C_i the sum from the end
-up to and including row i, and A_i = C_i - s_i the sum strictly beyond it, Eq. (2)'s pop
-and Eq. (3)'s read become
+With A_i the sum of the strengths strictly between row i and an end, Eq. (2)'s pop and
+Eq. (3)'s read are computed as the paper writes them,
 
-    s'_i = max(0, s_i - max(0, u - A_i)) = max(0, min(s_i, C_i - u))
-    w_i  = min(s_i, max(0, 1 - A_i))     = max(0, s_i - max(0, C_i - 1))
+    s'_i = max(0, s_i - max(0, u - A_i))        w_i = min(s_i, max(0, 1 - A_i)),
 
-which cost four tensor operations each. The backward is Appendix A's chain rule (seed
-000, Eqs. 12-18) in matrix form: ``backward_masks`` computes every 0/1 factor of it for
-all T steps at once from the saved strengths (O(n) numbers per step, none of the O(n m)
-products plain autograd would save), and ``step_backward`` applies one step of it. Kinks
-follow the paper's footnote 1: max(0, .) has derivative 0 at 0, and a tie in the pop
-(u equal to the strength beyond the row) sends the gradient to s_i, as min(s, room) does.
+with A_i an exclusive prefix sum taken from that end, so that the rows that matter (those
+with little strength between them and the end) get small partial sums, exact to a few
+ulps (see ``memrnn.structures.strengths``), and the same sums, in the same order, as
+``step``. The inclusive sum C_i = A_i + s_i would save an operation, but fl(s_i + A_i) - s_i
+is not A_i: where A_i is exactly 1 or u (a push or pop of exactly 1) the rounding residue
+decides which side of a kink the row is on.
+
+The backward is Appendix A's chain rule (Grefenstette et al. 2015, Eqs. 12-18) in matrix
+form: ``backward_masks`` computes every 0/1 factor of it for all T steps at once from the
+saved strengths (O(n) numbers per step, none of the O(n m) products plain autograd would
+save), and ``step_backward`` applies one step of it. Kinks follow the paper's footnote 1,
+the derivative of the left argument: max(0, x) has slope 0 at x = 0, and min(s, room) has
+slope 1 in s when s equals room, so a row of strength 0 still passes dL/dw to s (a push of
+exactly 0 gets dL/dd_t = v_t . dL/dr_t, as Eqs. 14 and 18 give).
 """
 
 from __future__ import annotations
@@ -48,6 +52,17 @@ def inclusive(x: Tensor, end: End) -> Tensor:
     if end == "high":
         return x.flip(-1).cumsum(-1).flip(-1)
     return x.cumsum(-1)
+
+
+def beyond(x: Tensor, end: End) -> Tensor:
+    """For every row i, the sum of x over the rows strictly between it and ``end``,
+    summed from ``end`` inwards (the A_i of the module docstring)."""
+    out = torch.zeros_like(x)
+    if end == "high":
+        out[..., :-1] = inclusive(x[..., 1:], end)
+    else:
+        torch.cumsum(x[..., :-1], -1, out=out[..., 1:])
+    return out
 
 
 def _other(end: End) -> End:
@@ -116,13 +131,13 @@ def step_forward(
     s = s_prev
     last = len(layout.ends) - 1
     for e, end in enumerate(layout.ends):
-        left = inclusive(s, end) - pop[:, e : e + 1]
-        s = torch.minimum(s, left, out=s_out if e == last else left).relu_()
+        reach = torch.sub(pop[:, e : e + 1], beyond(s, end)).relu_()
+        s = torch.sub(s, reach, out=s_out if e == last else reach).relu_()
     for e, row in enumerate(layout.push_rows(t)):
         s_out[:, row] = push[:, e]
     for e, end in enumerate(layout.ends):
-        over = inclusive(s_out, end).sub_(one).relu_()
-        torch.sub(s_out, over, out=w_out[e]).relu_()
+        room = torch.sub(one, beyond(s_out, end)).relu_()
+        torch.minimum(s_out, room, out=w_out[e])
 
 
 @dataclass(frozen=True)
@@ -130,10 +145,12 @@ class Masks:
     """The 0/1 factors of the backward, for all steps; each (T, E, B, n) in ``dtype``.
 
     Attributes:
-        read_pos: w_t > 0 (the read weight is not clipped at 0).
-        read_over: C_t > 1 (the read is limited by the strength beyond the row).
+        read_pos: the read weight w = min(s, max(0, 1 - A)) has a slope at all: w = s
+            (s <= room, ties included) or A < 1.
+        read_over: w = 1 - A, the read limited by the strength beyond the row (s > room
+            and A < 1).
         pop_keep: s' > 0 after each pop (the row survives it).
-        pop_take: s_i > C_i - u (the pop reaches into the row).
+        pop_take: u > A (the pop reaches into the row).
     """
 
     read_pos: Tensor
@@ -142,30 +159,34 @@ class Masks:
     pop_take: Tensor
 
 
-def backward_masks(layout: Layout, before: Tensor, after: Tensor, weights: Tensor,
-                   pop: Tensor) -> Masks:  # fmt: skip
+def backward_masks(layout: Layout, before: Tensor, after: Tensor, pop: Tensor) -> Masks:
     """The masks for every step from what the forward saved.
 
     Args:
         before: s_{t-1} for every step, (T, B, n).
         after: s_t for every step, (T, B, n).
-        weights: the read weights, (T, E, B, n).
         pop: the pops, (T, B, E).
     """
     dtype = before.dtype
-    over = [inclusive(after, end) > 1 for end in layout.ends]
+    pos, over = [], []
+    for end in layout.ends:
+        a = beyond(after, end)
+        left = after <= (1 - a).clamp_(min=0)  # w = s, ties included
+        free = a < 1
+        pos.append(left | free)
+        over.append(free & ~left)
     keep, take = [], []
     s = before
     for e, end in enumerate(layout.ends):
-        x = inclusive(s, end) - pop[..., e : e + 1]
-        take.append(s > x)
-        s = torch.minimum(s, x).clamp_(min=0)
+        reach = pop[..., e : e + 1] - beyond(s, end)
+        take.append(reach > 0)
+        s = (s - reach.clamp_(min=0)).clamp_(min=0)
         keep.append(s > 0)
 
     def stacked(masks: list[Tensor]) -> Tensor:
         return torch.stack(masks, dim=1).to(dtype)
 
-    return Masks((weights > 0).to(dtype), stacked(over), stacked(keep), stacked(take))
+    return Masks(stacked(pos), stacked(over), stacked(keep), stacked(take))
 
 
 def step_backward(layout: Layout, masks: Masks, t: int, grad_s: Tensor, grad_weights: Tensor,

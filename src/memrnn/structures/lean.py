@@ -60,8 +60,7 @@ class LeanRun(torch.autograd.Function):
             grad_rows = torch.bmm(by_batch.transpose(1, 2), grad_flat)
         grad_weights = torch.bmm(grad_flat, rows.transpose(1, 2))  # (B, T E, n)
         grad_weights = grad_weights.unflatten(1, (steps, ends)).permute(1, 2, 0, 3)
-        masks = backward_masks(layout, strengths[:-1], strengths[1:], weights,
-                               pop.transpose(0, 1))  # fmt: skip
+        masks = backward_masks(layout, strengths[:-1], strengths[1:], pop.transpose(0, 1))
         grad_push = grad_reads.new_empty(steps, batch, ends)
         grad_pop = grad_reads.new_empty(steps, batch, ends)
         grad_s = grad_reads.new_zeros(batch, n)
