@@ -50,6 +50,32 @@ def test_list_names_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
         assert f"  {profile}" in out
 
 
+def test_list_json_gives_every_run_of_a_profile_with_its_config(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from memrnn.experiments.registry import get_experiment
+
+    assert main(["list", "trask2016", "--profile", "smoke", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    want = get_experiment("trask2016").runs("smoke")
+    assert [run["name"] for run in listed] == [spec.name for spec in want]
+    for run, spec in zip(listed, want, strict=True):
+        assert run["config"] == dict(spec.config)
+        assert run["key"] == spec.key and run["profile"] == "smoke"
+
+
+def test_list_of_one_experiment_names_every_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from memrnn.experiments.registry import get_experiment
+
+    assert main(["list", "ba2016", "--profile", "paper"]) == 0
+    out = capsys.readouterr().out
+    assert "trask2016" not in out and "quick" not in out
+    for spec in get_experiment("ba2016").runs("paper"):
+        assert spec.name in out
+    assert main(["list", "nope"]) == 2
+    assert "unknown experiment 'nope'" in capsys.readouterr().err
+
+
 def _results(folder: Path) -> list[dict[str, object]]:
     """results.json without the wall times, which differ between runs."""
     rows = json.loads((folder / "results.json").read_text())

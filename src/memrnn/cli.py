@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -54,15 +55,30 @@ def _demo(_: argparse.Namespace) -> int:
     return 0
 
 
-def _list(_: argparse.Namespace) -> int:
-    for name in experiment_names():
-        experiment = get_experiment(name)
+def _list(args: argparse.Namespace) -> int:
+    """The experiments and their runs; with ``--json`` every run's full config."""
+    names = args.experiments or experiment_names()
+    experiments = [get_experiment(name) for name in names]  # unknown names fail first
+    profiles = [args.profile] if args.profile else list(PROFILES)
+    if args.json:
+        runs = [
+            {"key": spec.key, **spec.to_dict()}
+            for experiment in experiments
+            for profile in profiles
+            for spec in experiment.runs(profile)
+        ]
+        print(json.dumps(runs, indent=2, sort_keys=True))
+        return 0
+    every = bool(args.experiments)  # named experiments: name every run
+    for name, experiment in zip(names, experiments, strict=True):
         print(f"{name}: {experiment.title}")
         print(f"  reproduces: {experiment.reproduces}")
-        for profile in PROFILES:
+        for profile in profiles:
             runs = experiment.runs(profile)
-            shown = ", ".join(spec.name for spec in runs[:6]) + (" ..." if len(runs) > 6 else "")
-            print(f"  {profile:5s} {len(runs):3d} runs ({PROFILE_MEANING[profile]}): {shown}")
+            shown = [spec.name for spec in (runs if every else runs[:6])]
+            more = " ..." if len(shown) < len(runs) else ""
+            print(f"  {profile:5s} {len(runs):3d} runs ({PROFILE_MEANING[profile]}): "
+                  f"{', '.join(shown)}{more}")  # fmt: skip
     return 0
 
 
@@ -179,6 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
 
     listing = commands.add_parser("list", help="the experiments and their runs per profile")
+    listing.add_argument("experiments", nargs="*", help="default: every experiment")
+    listing.add_argument("--profile", choices=PROFILES, help="default: every profile")
+    listing.add_argument(
+        "--json", action="store_true", help="every run with its key and full config, as JSON"
+    )
     listing.set_defaults(handler=_list)
 
     train = commands.add_parser("train", help="train one run, with progress")
