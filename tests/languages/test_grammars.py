@@ -232,7 +232,8 @@ def test_every_rule_is_used() -> None:
 
 
 def test_vocabulary_sizes() -> None:
-    # About 128 source words by default (SPEC 1.5); the table's 1/33 and 1/25 on request.
+    # About 128 source words by default (the paper's section 4); Table 1's 1/33 and 1/25
+    # on request.
     assert len(SVO_TO_SOV.source_words) == len(SVO_TO_SOV.target_words) == 3 * 42 + 1
     assert len(GENDERLESS_TO_GENDERED.source_words) == 4 * 32 + 4
     assert len(GENDERLESS_TO_GENDERED.target_words) == 4 * 32 + 7

@@ -1,5 +1,5 @@
 """Ba, Hinton, Mnih, Leibo, Ionescu (2016), *Using Fast Weights to Attend to the Recent
-Past*, section 4.1 (seed 003): associative retrieval, Table 1.
+Past*, section 4.1: associative retrieval, Table 1.
 
 Four recurrent models with R units read ``c9k8j3f1??c`` and name the digit stored with
 the query key: the Fast Weights RNN, an IRNN, an LSTM and an LSTM with attention over its

@@ -1,6 +1,6 @@
 """Dyck-(k,m), the bounded bracket languages of Hewitt, Hahn, Ganguli, Liang and Manning (2020).
 
-*RNNs can generate bounded hierarchical languages with optimal memory* (seed 002).
+*RNNs can generate bounded hierarchical languages with optimal memory*.
 Definition 1: Dyck-(k,m) holds the strings of Dyck-k (balanced brackets of k types) whose
 number of unclosed brackets never exceeds m, each followed by the end symbol omega, which
 appears once, last. Appendix B defines the same language by a DFA (:class:`DyckDFA`);

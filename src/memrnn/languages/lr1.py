@@ -1,6 +1,6 @@
 """LR(1)-automata and their parser, as defined by Paassen, Schulz and Hammer (2021).
 
-*Reservoir Stack Machines* (seed 004), Definition 2: an LR(1)-automaton is a 4-tuple
+*Reservoir Stack Machines*, Definition 2: an LR(1)-automaton is a 4-tuple
 A = (Phi, Sigma, R, F) of nonterminals Phi, terminals Sigma (disjoint), an ordered list of
 rules R, each a 4-tuple (s, x, j, A) with a stack suffix s over Phi and Sigma, a lookahead x
 in Sigma or epsilon, a pop count j >= 0 and a nonterminal A to push, and accepting

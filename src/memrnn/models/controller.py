@@ -1,9 +1,10 @@
 """A recurrent controller driving a neural Stack, Queue or DeQue.
 
-Grefenstette et al. (2015), section 3.4 (SPEC 1.4). By default with the extra layer of
-Trask's tutorial (seed 001, "Known Deviations" item 11): the controller output h_t passes
-through o'_t = tanh(W h_t + b) before the memory gates and the output are read off it;
-``o_prime_layer=False`` reads them off o'_t = h_t, as the paper does.
+Grefenstette et al. (2015), section 3.4. By default with the extra layer of Trask's
+tutorial (Trask 2016, *Hacking DeepMind's Neural Stack*, "Known Deviations" item 11): the
+controller output h_t passes through o'_t = tanh(W h_t + b) before the memory gates and
+the output are read off it; ``o_prime_layer=False`` reads them off o'_t = h_t, as the
+paper does.
 
 Per step t, with input i_t:
 
@@ -129,7 +130,8 @@ class MemoryRNN(nn.Module):
         push_bias: the initial bias b_d of every push gate.
         bottom_push_bias: a deque's bottom end's initial push bias (default
             ``push_bias``). Different biases at the two ends break their symmetry.
-        pop_bias: the initial bias b_u of every pop gate (seed 000 recommends -1).
+        pop_bias: the initial bias b_u of every pop gate (Grefenstette et al. 2015,
+            Appendix B, recommend -1).
         gate_noise: in training mode, the standard deviation of Gaussian noise added to
             every push and pop pre-activation (0: none, the paper's model). Not in the
             paper: a training aid that drives the gates towards 0 and 1, so that small

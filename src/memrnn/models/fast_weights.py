@@ -1,4 +1,5 @@
-"""The Fast Weights RNN of Ba et al. (2016) (seed 003; SPEC section 3).
+"""The Fast Weights RNN of Ba et al. (2016), *Using Fast Weights to Attend to the
+Recent Past*.
 
 A ReLU RNN with a fast weight memory A_t = lambda A_{t-1} + eta h_t h_t^T, reset to 0 for
 every sequence. At each step an inner loop of S steps settles the new state towards what
@@ -8,7 +9,7 @@ the memory recalls for it:
     h^{s+1}_t = f(LN[W h_{t-1} + C x_t + A_{t-1} h^s_t]),    h_t = h^S_t
 
 with f = ReLU and LN a layer normalisation over the hidden units of each example. That is
-the paper's equation (``norm="sum"``). SPEC section 3 and the seed report write
+the paper's equation (``norm="sum"``). Wayman's report on fast weights (2017) writes
 LN(W h_{t-1} + C x_t) + A_{t-1} h^s_t instead (``norm="slow"``); with it nothing bounds
 the fast term, which feeds on |h|^2, and training at R = 20 reached NaN within 500 Adam
 steps (measured with the experiment's settings), so the paper's placement is the default.

@@ -11,7 +11,7 @@ by that bookkeeping, not by arithmetic. ``MemoryRNNSequence`` runs the same recu
 - each pushed value is written once into a (B, n, m) buffer; reads are batched products
   with it, and its gradient accumulates in one buffer of the same size;
 - the memory keeps its strengths s_{t-1} (O(n) numbers per step) and recomputes its step
-  in the backward (``memrnn.structures.layout``, Appendix A of seed 000).
+  in the backward (``memrnn.structures.layout``, Grefenstette et al. 2015, Appendix A).
 
 ``MemoryRNN.forward`` uses it; ``MemoryRNN.step`` remains the literal per-step reference
 the tests compare it with.

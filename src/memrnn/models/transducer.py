@@ -1,4 +1,4 @@
-"""The transduction models of Grefenstette et al. (2015), section 4 (SPEC 1.4-1.5).
+"""The transduction models of Grefenstette et al. (2015), sections 3.4 and 4.
 
 Both read token ids through an input embedding (64-d in the paper) and emit, at every
 step, o_t = tanh(W_o o'_t + b_o) of the embedding's size, scored against an output
@@ -7,7 +7,7 @@ embedding (a linear layer to the output vocabulary):
 - ``MemoryAugmentedLSTM``: a single-layer LSTM controller whose input is the embedding
   concatenated with the previous read(s) of a neural Stack, Queue or DeQue, o'_t = h_t,
   a learned h_0 and c_0, and push, pop and value projections (two sets for a DeQue) with
-  the pop bias at -1 (seed 000, Appendix B).
+  the pop bias at -1 (the paper's Appendix B).
 - ``DeepLSTM``: the baseline, a stack of 1 to 8 LSTM layers.
 
 ``core_parameters`` counts what the paper's Appendix D counts: everything but the input

@@ -1,4 +1,5 @@
-"""The reservoir memory machine of Paassen and Schulz (2020), Algorithm 3 of seed 004.
+"""The reservoir memory machine of Paassen and Schulz (2020), Algorithm 3 of Paassen,
+Schulz and Hammer (2021).
 
 An echo state network with K memory rows. A classifier c on the state h_t names an
 address a_t (0: none). The first time an address is named, h_t is written there; every

@@ -1,4 +1,4 @@
-"""Associative retrieval (Ba et al. 2016, section 4.1; seed 003).
+"""Associative retrieval (Ba et al. 2016, section 4.1).
 
 An example is K key-value pairs, then ``??``, then one of the keys: ``c9k8j3f1??c``. The
 keys are distinct letters (drawn without replacement), the values digits (with

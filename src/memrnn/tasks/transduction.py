@@ -1,4 +1,4 @@
-"""The five transduction tasks of Grefenstette et al. (2015), section 4 (SPEC 1.5).
+"""The five transduction tasks of Grefenstette et al. (2015), section 4.
 
 - ``copy``: target = source; ``reversal``: target = the source reversed;
   ``bigram_flip``: an even-length source with each pair swapped (a1 a2 a3 a4 -> a2 a1 a4 a3).
@@ -49,9 +49,10 @@ To decode greedily, feed row b's first ``source_lengths[b] + 2`` inputs (``<s> s
 model emits ``</s>``; ``cut_at_eos`` trims fixed-length predictions at their first
 ``</s>`` and ``coarse`` and ``fine`` score them against ``TransductionBatch.gold``.
 
-Metrics (SPEC 1.5), on output-id sequences that include the final ``</s>``: ``coarse`` is
-the fraction of sequences right up to and including ``</s>``; ``fine`` the mean over
-sequences of (symbols right before the first error) / (gold length including ``</s>``).
+Metrics (the paper's section 4) on output-id sequences that include the final
+``</s>``: ``coarse`` is the fraction of sequences right up to and including ``</s>``;
+``fine`` the mean over sequences of (symbols right before the first error) / (gold length
+including ``</s>``).
 A prediction shorter or longer than gold is wrong from the first position where the two
 differ; what follows gold's ``</s>`` is not looked at (decoding stops there).
 """
