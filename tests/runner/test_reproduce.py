@@ -30,6 +30,7 @@ def test_reproduce_runs_stores_and_reports(tmp_path: Path) -> None:
     assert "| seed0 | 0 | 40 |" in (tmp_path / "report.md").read_text()
     text = (tmp_path / "report.md").read_text()
     assert "## toy, profile smoke: Noisy linear regression" in text
+    assert "This is the smoke profile" in text and "no target is judged" in text
     assert "![weights](figures/toy-smoke-weights.png)" in text
     assert (tmp_path / "figures" / "toy-smoke-weights.png").stat().st_size > 1000
 
@@ -136,3 +137,9 @@ def test_the_report_shows_only_the_runs_the_experiment_defines_now(tmp_path: Pat
     assert "1 finished runs in the store with settings" in text
     runs = json.loads((tmp_path / "runs.json").read_text())
     assert len(runs) == 3  # the old run stays in the store and in runs.json
+
+
+def test_only_the_smoke_report_says_it_judges_nothing(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "quick", tmp_path, LocalBackend(workers=1))
+    text = (tmp_path / "report.md").read_text()
+    assert "## toy, profile quick" in text and "This is the smoke profile" not in text

@@ -134,6 +134,15 @@ def _runs_table(records: Sequence[RunRecord]) -> list[str]:
     return [*lines, ""]
 
 
+# A smoke run trains for seconds to test the pipeline; its numbers judge nothing.
+_SMOKE_NOTE = [
+    "This is the smoke profile: a few training steps at toy sizes, to test that every "
+    "part runs. Its numbers say nothing about the paper's, and no target is judged "
+    "against them.",
+    "",
+]
+
+
 def _section_header(
     experiment: Experiment, profile: str, records: Sequence[RunRecord]
 ) -> list[str]:
@@ -147,6 +156,7 @@ def _section_header(
         "",
         f"Scale: {experiment.scale(profile)}",  # type: ignore[arg-type]
         "",
+        *(_SMOKE_NOTE if profile == "smoke" else []),
         f"{len(records)} runs, seeds {', '.join(map(str, seeds))}, "
         f"{wall:.1f} s of training in all; code {', '.join(versions)}.",
         "",
