@@ -9,10 +9,11 @@ the memory recalls for it:
     h^{s+1}_t = f(LN[W h_{t-1} + C x_t + A_{t-1} h^s_t]),    h_t = h^S_t
 
 with f = ReLU and LN a layer normalisation over the hidden units of each example. That is
-the paper's equation (``norm="sum"``). Wayman's report on fast weights (2017) writes
-LN(W h_{t-1} + C x_t) + A_{t-1} h^s_t instead (``norm="slow"``); with it nothing bounds
-the fast term, which feeds on |h|^2, and training at R = 20 reached NaN within 500 Adam
-steps (measured with the experiment's settings), so the paper's placement is the default.
+the paper's equation (``norm="sum"``). Wayman's course report on fast weights (Michigan
+State University, CSE 847) writes LN(W h_{t-1} + C x_t) + A_{t-1} h^s_t instead
+(``norm="slow"``); with it nothing bounds the fast term, which feeds on |h|^2, and
+training at R = 20 reached NaN within 500 Adam steps (measured with the experiment's
+settings), so the paper's placement is the default.
 A_{t-1}
 is never built: A_{t-1} h = eta sum_{tau < t} lambda^{t-1-tau} h_tau (h_tau^T h), a
 weighted sum over the past states (the "attention" form). Its backward is written out
