@@ -61,13 +61,13 @@ def _list(args: argparse.Namespace) -> int:
     experiments = [get_experiment(name) for name in names]  # unknown names fail first
     profiles = [args.profile] if args.profile else list(PROFILES)
     if args.json:
-        runs = [
+        listed = [
             {"key": spec.key, **spec.to_dict()}
             for experiment in experiments
             for profile in profiles
             for spec in experiment.runs(profile)
         ]
-        print(json.dumps(runs, indent=2, sort_keys=True))
+        print(json.dumps(listed, indent=2, sort_keys=True))
         return 0
     every = bool(args.experiments)  # named experiments: name every run
     for name, experiment in zip(names, experiments, strict=True):
