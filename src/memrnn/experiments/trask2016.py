@@ -1,14 +1,19 @@
-"""Trask (2016), *Hacking DeepMind's Neural Stack* (seed 001): learning to reverse.
+"""Trask (2016), *Hacking DeepMind's Neural Stack*: learning to reverse.
 
 A single-layer RNN controller drives a ``NeuralStack`` to read a short sequence of symbols
 and write it back reversed. The tutorial's two findings, each tested over several seeds:
 
-* naive: with the gate biases at 0 the tutorial's controller learned the training
-  lengths without using the stack as a stack: it pushed everything and popped "half at a
-  time" (every pop near 0.5).
-* its fix: push bias +1 and pop bias -1 (plus an autoencoder side task), after which the
-  controller pushed while reading and popped while writing. Grefenstette et al. (2015,
-  Appendix B) recommend the pop bias alone, so that variant runs too.
+* naive: with small initial gate biases, drawn from U(0.1, 0.3) for push and
+  U(-0.1, 0.1) for pop, the tutorial's controller learned the training lengths without
+  using the stack as a stack: it pushed everything and popped "half at a time" (every
+  pop near 0.5).
+* its fix ("Part 6", "Hint: Autoencoder"): push bias U(1, 1.2), pop bias U(-1, -0.8) and
+  an autoencoder side task, after which the controller pushed while reading and popped
+  while writing. The side task (``autoencoder_loss``) adds two sigmoid layers without
+  bias, one on the controller state h_t and one on o'_t, each trained to reproduce the
+  previous step's input x_{t-1} at every step after the first, by squared error with
+  the main task's weight. Grefenstette et al. (2015, Appendix B) recommend the pop bias
+  of -1 alone, so that variant runs too.
 
 Which of these our controller does is measured, not assumed: ``stack_use`` is 1 when the
 gates follow the algorithm (push then pop) and 0 when they do the same thing while
@@ -17,6 +22,7 @@ reading and writing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +31,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
-from torch import Tensor
+from torch import Tensor, nn
 
 from memrnn.experiments.base import (
     Cell,
@@ -36,12 +42,13 @@ from memrnn.experiments.base import (
     Table,
     TrainConfig,
 )
+from memrnn.models.checks import check_inputs
 from memrnn.models.controller import MemoryRNN
 from memrnn.tasks.reversal import ReversalBatch, ReversalTask
 
-# The tutorial's printed gate values (seed 001). Naive run: d_t = 1.0 at every step and
-# these u_t; fixed run (push bias +1, pop bias -1, autoencoder): one sequence of length 5,
-# u_t and d_t for its 5 encoding steps and first 4 decoding steps.
+# The gate values Trask (2016) printed. Naive run: d_t = 1.0 at every step and these u_t;
+# fixed run (push bias U(1, 1.2), pop bias U(-1, -0.8), autoencoder side task): one
+# sequence of length 5, u_t and d_t for its 5 encoding steps and first 4 decoding steps.
 _NAIVE_POP = [
     0.52627134,
     0.48875265,
@@ -116,8 +123,37 @@ TUTORIAL_GATES = {
     ),
 }
 ACCURACY_COLUMNS = ["train_token_acc", "train_seq_acc", "long_token_acc", "long_seq_acc"]
-# (push bias, pop bias) of each variant
-VARIANTS = {"naive": (0.0, 0.0), "pop-bias": (0.0, -1.0), "tutorial-fix": (1.0, -1.0)}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How a variant starts and trains: its gate biases, each drawn from
+    U(low, low + bias_range) (the tutorial's ``np.random.rand(1) * 0.2 + low``; a constant
+    when ``bias_range`` is 0), and whether it trains the autoencoder side task."""
+
+    push_bias: float
+    pop_bias: float
+    bias_range: float = 0.0
+    autoencoder: bool = False
+
+    def describe(self) -> str:
+        """The biases and side task in words, e.g. "push bias U(0.1, 0.3), pop bias ..."."""
+
+        def bias(low: float) -> str:
+            return f"U({low:g}, {low + self.bias_range:g})" if self.bias_range else f"{low:+g}"
+
+        words = f"push bias {bias(self.push_bias)}, pop bias {bias(self.pop_bias)}"
+        return words + (", autoencoder side task" if self.autoencoder else "")
+
+
+VARIANTS = {
+    # Trask (2016), the first controller: b_d = rand * 0.2 + 0.1, b_u = rand * 0.2 - 0.1
+    "naive": Variant(0.1, -0.1, bias_range=0.2),
+    # Grefenstette et al. (2015), Appendix B
+    "pop-bias": Variant(0.0, -1.0),
+    # Trask (2016), Part 6: b_d = rand * 0.2 + 1, b_u = rand * 0.2 - 1, and the side task
+    "tutorial-fix": Variant(1.0, -1.0, bias_range=0.2, autoencoder=True),
+}
 
 
 @dataclass(frozen=True)
@@ -130,7 +166,13 @@ class Trask2016Config(TrainConfig):
         output_hidden: units of o'_t, the layer the gates and the output are read from.
         memory_width: m, the width of the stack's values.
         cell: "rnn" (the tutorial's) or "lstm".
-        push_bias, pop_bias: initial biases of the push and pop gates.
+        push_bias, pop_bias: the initial biases of the push and pop gates, or with
+            ``bias_range`` the low ends of the ranges they are drawn from.
+        bias_range: each initial bias is drawn from U(low, low + bias_range) at
+            initialisation, by torch's generator (which the runner seeds with ``seed``);
+            0 for the constants themselves.
+        autoencoder: train the tutorial's autoencoder side task (``autoencoder_loss``)
+            beside the reversal.
         min_length, max_length: training sequences have a length drawn uniformly here.
         long_length: the longer length at which generalisation is measured.
         eval_size: sequences per evaluation, per length.
@@ -145,6 +187,8 @@ class Trask2016Config(TrainConfig):
     cell: str = "rnn"
     push_bias: float = 0.0
     pop_bias: float = 0.0
+    bias_range: float = 0.0
+    autoencoder: bool = False
     min_length: int = 2
     max_length: int = 6
     long_length: int = 12
@@ -160,6 +204,78 @@ class Trask2016Config(TrainConfig):
         self.require_positive("long_length")
         if self.cell not in ("rnn", "lstm"):
             raise ValueError(f"cell: expected rnn or lstm, got {self.cell!r}")
+        if not self.bias_range >= 0:
+            raise ValueError(f"bias_range: must not be negative, got {self.bias_range}")
+
+
+def initial_biases(config: Trask2016Config) -> tuple[float, float]:
+    """The (push, pop) gate biases a run starts from: the configured constants, or with a
+    ``bias_range`` each drawn from U(low, low + bias_range) by torch's generator."""
+    if config.bias_range == 0:
+        return config.push_bias, config.pop_bias
+    push, pop = (config.bias_range * torch.rand(2, dtype=torch.float64)).tolist()
+    return config.push_bias + push, config.pop_bias + pop
+
+
+def autoencoder_loss(inputs: Tensor, from_h: Tensor, from_o: Tensor) -> Tensor:
+    """Trask (2016)'s autoencoder side task, the loss the "Hint: Autoencoder" code trains.
+
+    At every step t >= 1 (nothing at t = 0) each of the two heads, ``from_h`` (its xo_t, a
+    sigmoid of h_t) and ``from_o`` (its o_prime_x_t, a sigmoid of o'_t), predicts the
+    previous step's whole input x_{t-1}, symbol and phase flags, by squared error
+    1/2 ||x_{t-1} - y_t||^2: the tutorial's deltas (x_{t-1} - y_t) y_t (1 - y_t). Both
+    weigh as much as the main task (its ``*= 1``), and as there each sequence's sum over
+    steps is divided by its source length L = T / 2 (its learning rate max_alpha / L),
+    as is the reversal's cross-entropy; the mean over the batch.
+
+    Args:
+        inputs: (B, T, I) the inputs x_t, T = 2L.
+        from_h, from_o: (B, T, I) the two heads' sigmoid outputs.
+    """
+    if inputs.ndim != 3 or inputs.shape[1] < 2:
+        raise ValueError(f"inputs: expected (B, T, I) with T >= 2, got {tuple(inputs.shape)}")
+    for name, head in (("from_h", from_h), ("from_o", from_o)):
+        if head.shape != inputs.shape:
+            raise ValueError(
+                f"{name}: expected the inputs' shape {tuple(inputs.shape)}, got {tuple(head.shape)}"
+            )
+    target = inputs[:, :-1]
+    squares = (target - from_h[:, 1:]).square() + (target - from_o[:, 1:]).square()
+    return 0.5 * squares.sum(dim=(1, 2)).mean() / (inputs.shape[1] // 2)
+
+
+class AutoencodingStackRNN(MemoryRNN):
+    """``MemoryRNN`` with the heads of Trask (2016)'s side task: sigmoid layers without
+    bias from h_t (its W_hox) and from o'_t (its W_opx) to the size of the input.
+
+    Takes ``MemoryRNN``'s arguments; ``forward`` is ``MemoryRNN``'s.
+    """
+
+    def __init__(
+        self, input_size: int, output_size: int, hidden_size: int, memory_width: int, **kw: Any
+    ) -> None:
+        super().__init__(input_size, output_size, hidden_size, memory_width, **kw)
+        self.from_h = nn.Linear(hidden_size, input_size, bias=False)
+        self.from_o = nn.Linear(self.output_hidden, input_size, bias=False)
+
+    def with_reconstructions(self, inputs: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """(logits, the head on h_t, the head on o'_t), each (B, T, ·), for ``inputs``
+        (B, T, I). Runs ``step`` at each time step: the whole-sequence path of ``forward``
+        does not return h_t. No gate noise is added (this experiment uses none)."""
+        check_inputs(inputs, self.input_size, self.h0)
+        b, t_len, _ = inputs.shape
+        carry = self.start(b, t_len)
+        o_primes, states = [], []
+        for t in range(t_len):
+            out, carry = self.step(carry, inputs[:, t])
+            o_primes.append(out.o_prime)
+            states.append(carry.h)
+        o_prime, h = torch.stack(o_primes, dim=1), torch.stack(states, dim=1)
+        return (
+            self.out(o_prime),
+            torch.sigmoid(self.from_h(h)),
+            torch.sigmoid(self.from_o(o_prime)),
+        )
 
 
 class ReversalRun:
@@ -169,7 +285,9 @@ class ReversalRun:
         self.config = config
         self.device = device
         self.task = ReversalTask(config.vocab_size)
-        self.model = MemoryRNN(
+        push_bias, pop_bias = initial_biases(config)
+        model = AutoencodingStackRNN if config.autoencoder else MemoryRNN
+        self.model = model(
             self.task.input_size,
             self.task.output_size,
             config.hidden_size,
@@ -177,8 +295,8 @@ class ReversalRun:
             memory="stack",
             cell=config.cell,  # type: ignore[arg-type]
             output_hidden=config.output_hidden,
-            push_bias=config.push_bias,
-            pop_bias=config.pop_bias,
+            push_bias=push_bias,
+            pop_bias=pop_bias,
         ).to(device)
 
     def _batch(self, rng: np.random.Generator, size: int, length: int) -> ReversalBatch:
@@ -192,8 +310,14 @@ class ReversalRun:
         return self._batch(rng, self.config.batch_size, length)
 
     def loss(self, batch: ReversalBatch) -> Tensor:
-        logits = self.model(batch.inputs).logits
-        return F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
+        """Cross-entropy of the reversal, plus ``autoencoder_loss`` with the side task."""
+        if isinstance(self.model, AutoencodingStackRNN):
+            logits, from_h, from_o = self.model.with_reconstructions(batch.inputs)
+            side = autoencoder_loss(batch.inputs, from_h, from_o)
+        else:
+            logits, side = self.model(batch.inputs).logits, None
+        loss = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
+        return loss if side is None else loss + side
 
     def _score(self, rng: np.random.Generator, length: int) -> dict[str, float]:
         batch = self._batch(rng, self.config.eval_size, length)
@@ -213,7 +337,8 @@ class ReversalRun:
         }
 
     def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
-        """Every training length equally, and the long length."""
+        """Every training length equally, and the long length. ``loss`` is the reversal's
+        cross-entropy alone, without the side task, so that variants compare."""
         lengths = range(self.config.min_length, self.config.max_length + 1)
         per_length = [self._score(rng, n) for n in lengths]
         metrics = {key: float(np.nanmean([m[key] for m in per_length])) for key in per_length[0]}
@@ -272,8 +397,9 @@ class Trask2016(Experiment):
     name = "trask2016"
     title = "A neural stack learns to reverse sequences, or fails to use its stack"
     reproduces = (
-        "Trask (2016), Hacking DeepMind's Neural Stack (seed 001): the naive controller that "
-        "pops 'half at a time', and the pop bias of Grefenstette et al. (2015), Appendix B"
+        "Trask (2016), Hacking DeepMind's Neural Stack: the naive controller that pops 'half "
+        "at a time', and its fix (push bias +1, pop bias -1 and an autoencoder side task); "
+        "and the pop bias alone of Grefenstette et al. (2015), Appendix B"
     )
     config_type = Trask2016Config
     reference = "tutorial"
@@ -282,11 +408,9 @@ class Trask2016(Experiment):
         settings = dict(_PROFILES[profile])
         seeds = settings.pop("seeds")
         specs = []
-        for variant, (push_bias, pop_bias) in VARIANTS.items():
+        for variant, start in VARIANTS.items():
             for seed in seeds:
-                config = Trask2016Config(
-                    seed=seed, push_bias=push_bias, pop_bias=pop_bias, **settings
-                )
+                config = Trask2016Config(seed=seed, **dataclasses.asdict(start), **settings)
                 specs.append(
                     RunSpec(
                         self.name,
@@ -306,13 +430,21 @@ class Trask2016(Experiment):
 
     def scale(self, profile: Profile) -> str:
         s = {**Trask2016Config().to_dict(), **_PROFILES[profile]}
+        seeds = len(s["seeds"])
+        ours = (
+            f"{seeds} seed{'s' if seeds > 1 else ''} per variant; {s['steps']} steps of "
+            f"{s['batch_size']} sequences, lengths {s['min_length']}-{s['max_length']} over "
+            f"{s['vocab_size']} symbols, RNN of {s['hidden_size']} units, stack width "
+            f"{s['memory_width']}, {s['optimizer']} lr {s['lr']} on cross-entropy (the side "
+            f"task on squared error); generalisation at length {s['long_length']}."
+        )
+        if profile == "smoke":  # a test of the pipeline, set beside nothing of the tutorial's
+            return ours
         return (
-            f"{len(s['seeds'])} seeds per variant; {s['steps']} steps of {s['batch_size']} "
-            f"sequences, lengths {s['min_length']}-{s['max_length']} over {s['vocab_size']} "
-            f"symbols, RNN of {s['hidden_size']} units, stack width {s['memory_width']}, "
-            f"{s['optimizer']} lr {s['lr']}; generalisation at length {s['long_length']}. "
-            "The tutorial trained 750,000 sequences (updates every 50) over 2 symbols with a "
-            "curriculum up to length 19, by hand-written SGD on squared error."
+            f"{ours} The tutorial trained by hand-written SGD on squared error over 2 symbols: "
+            "its naive controller on about 2.96 million sequences (updates every 10) with a "
+            "curriculum up to length 19, its fix on 750,000 sequences (updates every 50) of "
+            "lengths 3-5."
         )
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
@@ -371,15 +503,16 @@ class Trask2016(Experiment):
         ]
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        if any(r.spec.profile == "smoke" for r in records):
+            return []  # seconds of training: its counts would say nothing of the tutorial's
         lines = []
         for variant, runs in _by_variant(records).items():
             used = sum(r.metrics["stack_use"] > 0.5 for r in runs)
             symptom = sum(r.metrics["stack_use"] < 0.25 for r in runs)
             general = sum(r.metrics["long_seq_acc"] > 0.9 for r in runs)
-            push, pop = VARIANTS[variant]
             length = runs[0].spec.config["long_length"]
             lines.append(
-                f"{variant} (push bias {push:+g}, pop bias {pop:+g}): {used} of {len(runs)} "
+                f"{variant} ({VARIANTS[variant].describe()}): {used} of {len(runs)} "
                 f"seeds use the stack as a stack (stack_use > 0.5), {symptom} show the "
                 f"tutorial's symptom (stack_use < 0.25), {general} reverse length-{length} "
                 "sequences (over 90% fully correct)."

@@ -1,11 +1,11 @@
-"""Sequence reversal, laid out as in Trask's neural-stack tutorial (seed 001).
+"""Sequence reversal, laid out as in Trask (2016), *Hacking DeepMind's Neural Stack*.
 
 A sequence of L symbols is shown one symbol per step for L encoding steps; in the L
-decoding steps that follow, the model must emit the sequence reversed. Unlike the paper's
-``<s> source ||| target </s>`` layout (SPEC 1.5), the tutorial marks the phase with a flag
-that is on for the whole phase rather than a single separator token (its "Known
-Deviations" item 2): a plain RNN forgets a one-step marker, and the flags let it converge
-quickly.
+decoding steps that follow, the model must emit the sequence reversed. Unlike the
+``<s> source ||| target </s>`` layout of Grefenstette et al. (2015, section 4), the
+tutorial marks the phase with a flag that is on for the whole phase rather than a single
+separator token (its "Known Deviations" item 2): a plain RNN forgets a one-step marker,
+and the flags let it converge quickly.
 
 Input channels at each step (size k + 2):
 
