@@ -1,11 +1,25 @@
 """Grefenstette, Hermann, Suleyman, Blunsom (2015), *Learning to Transduce with Unbounded
-Memory* (seed 000), section 4: Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on five
+Memory*, section 4: Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on five
 transduction tasks, trained on short sequences and tested on longer ones (Figure 2a).
 
 Each run trains one model on one task by teacher forcing (loss on the target part of
 ``<s> source ||| target </s>`` only) and scores it by greedy decoding: coarse accuracy
 (sequences fully right, ``</s>`` included) and fine accuracy (the right prefix's share),
 on fresh sequences of the training lengths and of the longer test lengths.
+
+Paper profile: the paper's protocol. Deep LSTMs of 1, 2, 4 and 8 layers and single-layer
+Stack-, Queue- and DeQue-LSTMs, each at hidden 256 and 512 and each of the learning rates
+5e-3, 1e-3, 5e-4, 1e-4 and 5e-5: minibatch RMSProp, batch 10, gradient clipping at 1,
+embeddings 64, memory width 256, 128 symbols for copy, reversal and bigram flip, training
+sources of 8-64 symbols and test sources of 65-128, 1000 sequences per score. Each cell of
+Figure 2a (a task and a model family) reports the run of its grid with the lowest training
+perplexity, as the paper chooses its runs (``select``); the table names the hidden size,
+learning rate and (Deep LSTM) depth it chose. The paper gives no number of training
+steps, of seeds or of evaluations; ours are 100,000 steps (1,000,000 fresh training
+sequences) per run, one seed, and an evaluation every 5,000 steps, of which the last is
+reported. Training perplexity is exp of the mean cross-entropy per target symbol over the
+training batches since the previous evaluation (the last 5,000 steps). A run whose loss
+becomes infinite or NaN fails and is no candidate.
 
 Training lengths follow an adaptive curriculum (quick profile): the longest source drawn
 starts at ``curriculum_start`` and grows by ``curriculum_increment`` whenever greedy
@@ -25,13 +39,13 @@ Measured on copy with the Queue-LSTM (lr 1e-3, seed 0): test coarse accuracy 0.9
 Weight decay and two DeQue starts (quick profile, not in the paper; measurements beside
 ``_QUICK``): AdamW decay stops a late drift of the Stack-LSTM at the test lengths, and
 the DeQue trains from two starts, of which each cell reports the one with the better
-training accuracy (``select``), as the paper picks its runs by training perplexity.
+training accuracy (``select``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +63,7 @@ from memrnn.experiments.base import (
     Table,
     TrainConfig,
 )
+from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, greedy_decode
 from memrnn.tasks.transduction import (
     TASKS,
@@ -307,12 +322,19 @@ _SMOKE: dict[str, Any] = {
     "steps": 4, "eval_every": 2, "checkpoint_every": 2, "eval_size": 4, "max_length": 4,
     "test_min_length": 5, "test_max_length": 6, "hidden": 8, "embedding": 4, "memory_width": 4,
 }  # fmt: skip
+# The paper profile's fixed settings; its grid is below. Steps, evaluations and seeds are
+# not in the paper (module docstring).
 _PAPER: dict[str, Any] = {
-    "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "lr": 1e-3, "clip": 1.0,
-    "hidden": 256, "embedding": 64, "memory_width": 256, "vocab_size": 128,
+    "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "clip": 1.0,
+    "embedding": 64, "memory_width": 256, "vocab_size": 128,
     "min_length": 8, "max_length": 64, "test_min_length": 65, "test_max_length": 128,
     "curriculum_start": 0, "eval_every": 5000, "checkpoint_every": 5000, "eval_size": 1000,
 }  # fmt: skip
+PAPER_HIDDEN = (256, 512)
+PAPER_LRS = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
+PAPER_DEPTHS = (1, 2, 4, 8)  # of the Deep LSTM; the memory models have one layer
+# The depth of Figure 2a's Deep LSTM row on each task (the paper's best).
+PAPER_BEST_DEPTH = {"copy": 4, "reversal": 8, "bigram_flip": 2, "svo_sov": 8, "conjugation": 8}
 
 
 class Grefenstette2015(Experiment):
@@ -324,30 +346,31 @@ class Grefenstette2015(Experiment):
     config_type = Grefenstette2015Config
 
     def runs(self, profile: Profile) -> list[RunSpec]:
+        if profile == "paper":
+            return [self._spec(profile, c, _paper_variant(c)) for c in _paper_grid()]
         specs = []
         tasks = ("reversal", "copy") if profile == "smoke" else TASKS
         for task in tasks:
             for model in MODELS:
-                starts = {"": _PAPER} if profile == "paper" else _QUICK[model]
-                for start, settings in starts.items():
+                for start, settings in _QUICK[model].items():
                     if profile == "smoke":
                         settings = {**settings, **_SMOKE}
-                    layers = 4 if profile == "paper" and model == "lstm" else 1
-                    config = Grefenstette2015Config(
-                        task=task, model=model, layers=layers, **settings
-                    )
-                    variant = f"{model}-{start}" if start else model
+                    config = Grefenstette2015Config(task=task, model=model, **settings)
                     specs.append(
-                        RunSpec(
-                            self.name,
-                            f"{task}/{variant}/seed{config.seed}",
-                            profile,
-                            config.to_dict(),
-                            model=MODEL_NAMES[model],
-                            task=task,
-                        )
+                        self._spec(profile, config, f"{model}-{start}" if start else model)
                     )
         return specs
+
+    def _spec(self, profile: Profile, config: Grefenstette2015Config, variant: str) -> RunSpec:
+        # The name only labels the run: its grid coordinates are read from the config.
+        return RunSpec(
+            self.name,
+            f"{config.task}/{variant}/seed{config.seed}",
+            profile,
+            config.to_dict(),
+            model=MODEL_NAMES[config.model],
+            task=config.task,
+        )
 
     def build(self, config: TrainConfig, device: torch.device) -> TransductionRun:
         if not isinstance(config, Grefenstette2015Config):
@@ -358,19 +381,35 @@ class Grefenstette2015(Experiment):
 
     def scale(self, profile: Profile) -> str:
         if profile == "paper":
+            p = Grefenstette2015Config(**_PAPER)
             return (
-                "the paper's settings: hidden 256, embeddings 64, memory width 256, 128 "
-                "symbols, RMSProp lr 1e-3, batch 10, clipping 1, train lengths 8-64, test "
-                "65-128, a 4-layer Deep LSTM (the paper's grid of learning rates and depths "
-                "is not searched)"
+                f"the paper's protocol: Deep LSTMs of {_listed(PAPER_DEPTHS)} layers and "
+                "single-layer Stack-, Queue- and DeQue-LSTMs, each at hidden "
+                f"{_listed(PAPER_HIDDEN)} and RMSProp learning rates "
+                f"{_listed([f'{lr:.0e}' for lr in PAPER_LRS])}: "
+                f"{len(self.runs(profile))} runs; embeddings {p.embedding}, memory width "
+                f"{p.memory_width}, {p.vocab_size} symbols for copy, reversal and bigram flip, "
+                f"batch {p.batch_size}, gradient clipping at {p.clip:g}, train lengths "
+                f"{p.min_length}-{p.max_length} and test lengths {p.test_min_length}-"
+                f"{p.test_max_length} (no curriculum), {p.eval_size} sequences per score. Each "
+                "cell reports the run of its grid with the lowest training perplexity (exp of "
+                "the mean cross-entropy per target symbol over the training batches since the "
+                "previous evaluation), and names its configuration. Not given by the paper, "
+                f"our choices: {p.steps:,} steps per run, one seed, an evaluation every "
+                f"{p.eval_every:,} steps (the last one reported). Unlike the paper's Appendix "
+                f"C, Table 1 (1/33 and 1/25 per word pair), the ITG tasks have {_pairs()} word "
+                "pairs per terminal class, for about 128 source words"
+            )
+        if profile == "smoke":
+            c = Grefenstette2015Config(**_SMOKE)
+            return (
+                "a smoke run, which checks in seconds that every run trains, is scored and "
+                f"is reported: {_sizes(c)}, {c.eval_size} sequences per score, reversal and "
+                "copy only, with the quick profile's settings per model (both DeQue starts)"
             )
         c = Grefenstette2015Config()
         return (
-            f"hidden {c.hidden}, embeddings {c.embedding}, memory width {c.memory_width}, "
-            f"{c.vocab_size} symbols for copy, reversal and bigram flip, Adam lr {c.lr}, "
-            f"batch {c.batch_size}, {c.steps} steps, train lengths {c.min_length}-"
-            f"{c.max_length} by a curriculum from {c.curriculum_start}, test lengths "
-            f"{c.test_min_length}-{c.test_max_length}, a 1-layer Deep LSTM, one seed; not in "
+            f"{_sizes(c)}, a 1-layer Deep LSTM, one seed; not in "
             "the paper: AdamW weight decay 0.1 for the Stack and DeQue, gate noise 1.0 for "
             "the Queue and DeQue once the curriculum is at its longest, and two DeQue starts "
             "(top end open, push bias 1, bottom closed, -2; or both ends alike with gate "
@@ -380,45 +419,58 @@ class Grefenstette2015(Experiment):
         )
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        profile = _profile(records)
         rows: dict[str, dict[str, Cell]] = {}
         for r in select(records):
             c = r.spec.config
-            paper = PAPER_FIGURE2A.get((c["task"], c["model"]))
-            rows[f"{c['task']} {MODEL_NAMES[c['model']]}"] = {
+            row = f"{c['task']} {MODEL_NAMES[c['model']]}"
+            if profile == "paper":
+                row += f" ({_configuration(c)})"
+            # A smoke run is compared with nothing: its numbers mean nothing.
+            paper = None if profile == "smoke" else PAPER_FIGURE2A.get((c["task"], c["model"]))
+            rows[row] = {
                 name: Cell(
                     r.metrics[name], paper[i] if paper else None, (r.spec.seed,), r.wall_seconds
                 )
                 for i, name in enumerate(SCORES)
             }
-        return [
-            Table(
-                "figure2a",
-                "Greedy coarse and fine accuracy at the training lengths and at the longer "
-                "test lengths (Figure 2a)",
-                list(SCORES),
-                rows,
+        caption = (
+            "Greedy coarse and fine accuracy at the training lengths and at the longer "
+            "test lengths (Figure 2a)"
+        )
+        if profile == "paper":
+            depths = ", ".join(f"{task} {d}" for task, d in PAPER_BEST_DEPTH.items())
+            caption += (
+                "; each row is the run of its grid with the lowest training perplexity, its "
+                "hidden size, learning rate and Deep LSTM depth in parentheses (the depths of "
+                f"the paper's Deep LSTM rows: {depths} layers)"
             )
-        ]
+        return [Table("figure2a", caption, list(SCORES), rows)]
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
-        lines = []
+        profile = _profile(records)
         chosen = select(records)
         by_cell = {(r.spec.config["task"], r.spec.config["model"]): r for r in chosen}
-        for task, model in _MUST_GENERALISE:
-            if (task, model) in by_cell:
-                score = by_cell[task, model].metrics["test_coarse"]
-                verdict = "meets" if score >= 0.95 else "misses"
-                lines.append(
-                    f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f} "
-                    f"{verdict} the target of 0.95 at the longer test lengths."
-                )
-        baseline = [
-            f"{task} {by_cell[task, 'lstm'].metrics['test_coarse']:.2f}"
-            for task in ("copy", "reversal")
-            if (task, "lstm") in by_cell
-        ]
-        if baseline:
-            lines.append(f"Deep LSTM test coarse accuracy: {', '.join(baseline)}.")
+        lines = []
+        if profile == "quick":  # a smoke run's numbers judge nothing
+            for task, model in _MUST_GENERALISE:
+                if (task, model) in by_cell:
+                    score = by_cell[task, model].metrics["test_coarse"]
+                    verdict = "meets" if score >= 0.95 else "misses"
+                    lines.append(
+                        f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f} "
+                        f"{verdict} the target of 0.95 at the longer test lengths."
+                    )
+        if profile != "smoke":
+            baseline = [
+                f"{task} {by_cell[task, 'lstm'].metrics['test_coarse']:.2f}"
+                for task in ("copy", "reversal")
+                if (task, "lstm") in by_cell
+            ]
+            if baseline:
+                lines.append(f"Deep LSTM test coarse accuracy: {', '.join(baseline)}.")
+        if profile == "paper":
+            return lines + _selection_lines(records, chosen)
         for r in sorted(records, key=lambda r: r.spec.name):
             c, m = r.spec.config, r.metrics
             start = _start(r)
@@ -485,33 +537,133 @@ _MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "dequ
                     ("copy", "deque"))  # fmt: skip
 
 
-def select(records: Sequence[RunRecord]) -> list[RunRecord]:
-    """One record per task, model and seed, in Figure 2a's order: of a model's starts
-    (the quick DeQue has two), the one that trains best.
+def _paper_grid() -> list[Grefenstette2015Config]:
+    """The paper profile's runs: every task, model, depth, hidden size and learning rate."""
+    return [
+        Grefenstette2015Config(
+            task=task, model=model, layers=layers, hidden=hidden, lr=lr, **_PAPER
+        )
+        for task in TASKS
+        for model in MODELS
+        for layers in (PAPER_DEPTHS if model == "lstm" else (1,))
+        for hidden in PAPER_HIDDEN
+        for lr in PAPER_LRS
+    ]
 
-    Best is judged on training alone, never on the test lengths, as the paper picks its
-    runs by training perplexity: the highest greedy coarse accuracy at the training
-    lengths, then fine accuracy, then the lower final training loss; the first run name
-    wins a full tie.
+
+def _paper_variant(c: Grefenstette2015Config) -> str:
+    """A paper run's label, such as "lstm4/h256-lr5e-04" or "stack/h512-lr1e-03"."""
+    depth = str(c.layers) if c.model == "lstm" else ""
+    return f"{c.model}{depth}/h{c.hidden}-lr{c.lr:.0e}"
+
+
+def training_perplexity(record: RunRecord) -> float:
+    """exp of the run's final ``train_loss``: the mean cross-entropy per target symbol over
+    its training batches since the previous evaluation; infinite if it has none."""
+    loss = record.metrics.get("train_loss")
+    return math.inf if loss is None else math.exp(loss)
+
+
+def select(records: Sequence[RunRecord]) -> list[RunRecord]:
+    """One record per cell of Figure 2a (task and model family) and seed, in Figure 2a's
+    order: of the cell's runs, the one that trains best. Only training is looked at, never
+    the test lengths.
+
+    The paper profile picks, as the paper does, the lowest ``training_perplexity`` of the
+    cell's grid; equal perplexities go to the fewer layers, then the smaller hidden size,
+    then the first run name. The quick and smoke profiles pick between the DeQue's two
+    starts by greedy accuracy at the training lengths: the higher coarse, then fine, then
+    the lower training loss; the first run name wins a full tie.
+
+    Raises:
+        ValueError: records of more than one profile.
     """
+    rank = _perplexity_rank if _profile(records) == "paper" else _accuracy_rank
     best: dict[tuple[str, str, int], RunRecord] = {}
     for r in sorted(records, key=lambda r: r.spec.name):
         cell = (r.spec.config["task"], r.spec.config["model"], r.spec.seed)
-        if cell not in best or _training_rank(r) > _training_rank(best[cell]):
+        if cell not in best or rank(r) > rank(best[cell]):
             best[cell] = r
     return sorted(best.values(), key=_order)
 
 
-def _training_rank(record: RunRecord) -> tuple[float, float, float]:
+def _accuracy_rank(record: RunRecord) -> tuple[float, float, float]:
     m = record.metrics
     return m["train_coarse"], m["train_fine"], -m.get("train_loss", math.inf)
 
 
+def _perplexity_rank(record: RunRecord) -> tuple[float, int, int]:
+    c = record.spec.config
+    return -training_perplexity(record), -c["layers"], -c["hidden"]
+
+
+def _profile(records: Sequence[RunRecord]) -> str | None:
+    """The one profile of ``records`` (None if there are none)."""
+    profiles = sorted({r.spec.profile for r in records})
+    if len(profiles) > 1:
+        raise ValueError(f"records: expected the runs of one profile, got {', '.join(profiles)}")
+    return profiles[0] if profiles else None
+
+
+def _selection_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) -> list[str]:
+    """For each cell, the configuration chosen and how many finished runs it beat."""
+    lines = []
+    for r in chosen:
+        c = r.spec.config
+        cell = (c["task"], c["model"], r.spec.seed)
+        candidates = sum(
+            (o.spec.config["task"], o.spec.config["model"], o.spec.seed) == cell for o in records
+        )
+        lines.append(
+            f"{c['task']}, {MODEL_NAMES[c['model']]}: {_configuration(c)}, training "
+            f"perplexity {training_perplexity(r):.4f}, the lowest of {candidates} finished runs."
+        )
+    return lines
+
+
+def _configuration(config: Mapping[str, Any]) -> str:
+    """The grid coordinates a paper run was chosen at, as the table shows them."""
+    depth = f"{config['layers']} layers, " if config["model"] == "lstm" else ""
+    return f"{depth}hidden {config['hidden']}, lr {config['lr']:.0e}"
+
+
+def _sizes(c: Grefenstette2015Config) -> str:
+    """A quick or smoke run's sizes, optimiser and lengths, for ``scale``."""
+    return (
+        f"hidden {c.hidden}, embeddings {c.embedding}, memory width {c.memory_width}, "
+        f"{c.vocab_size} symbols for copy, reversal and bigram flip, Adam lr {c.lr}, "
+        f"batch {c.batch_size}, {c.steps} steps, train lengths {c.min_length}-"
+        f"{c.max_length} by a curriculum from {c.curriculum_start}, test lengths "
+        f"{c.test_min_length}-{c.test_max_length}"
+    )
+
+
+def _listed(values: Sequence[object]) -> str:
+    """The values written as a list, such as "1, 2, 4 and 8"."""
+    words = [str(v) for v in values]
+    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def _pairs() -> str:
+    """The word pairs per terminal class of the ITG tasks' grammars."""
+    svo = len(SVO_TO_SOV.classes["ST"])
+    conjugation = len(GENDERLESS_TO_GENDERED.classes["W"])
+    return f"{svo} (SVO->SOV) and {conjugation} (conjugation)"
+
+
 def _start(record: RunRecord) -> str:
-    """The start's name in a run name such as "copy/deque-even/seed0" ("" if none)."""
-    variant = record.spec.name.split("/")[1]
-    model = record.spec.config["model"]
-    return variant.removeprefix(f"{model}-") if variant != model else ""
+    """The quick profile's start a run was made with, read from its config: "" for a
+    model with one start, or a run (the paper's) made with none of them."""
+    c = record.spec.config
+    starts = _QUICK[c["model"]]
+    if len(starts) == 1:
+        return ""
+    matches = [
+        name
+        for name, settings in starts.items()
+        if all(c.get(key) == value for key, value in settings.items())
+    ]
+    return matches[0] if len(matches) == 1 else ""
 
 
 def _order(record: RunRecord) -> tuple[int, int]:
