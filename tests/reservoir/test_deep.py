@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from memrnn.models.stack_rnn import SuperpositionStackRNN
-from memrnn.reservoir.deep import DeepSequenceModel
+from memrnn.reservoir.deep import DeepSequenceModel, output_values
 
 
 def _delay_data(seed: int, n_seq: int, T: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -73,6 +73,31 @@ def test_mse_outputs_are_raw_and_batching_pads_harmlessly(kind: str) -> None:
     assert len(np.unique(np.concatenate(together))) > 2
     for x, p in zip(X, together, strict=True):
         np.testing.assert_allclose(model.predict([x])[0], p, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["gru", "srnn"])
+def test_predict_values_are_the_plain_outputs_before_the_decision(kind: str) -> None:
+    """bce: the sigmoid probabilities, strictly between 0 and 1, which ``predict``
+    thresholds at 0.5; mse: the raw outputs, as ``predict`` gives them."""
+    X, Y = _delay_data(3, 5, 12)
+    bce = DeepSequenceModel(kind, 8, epochs=5, random_state=0, threads=1).fit(X, Y)
+    values = bce.predict_values(X)
+    assert [v.shape for v in values] == [y.shape for y in Y]
+    flat = np.concatenate(values)
+    assert flat.min() > 0.0 and flat.max() < 1.0 and len(np.unique(flat)) > 2
+    for v, p in zip(values, bce.predict(X), strict=True):
+        np.testing.assert_array_equal((v > 0.5).astype(np.float64), p)
+    mse = DeepSequenceModel(kind, 8, epochs=5, loss="mse", random_state=0, threads=1).fit(X, Y)
+    for v, p in zip(mse.predict_values(X), mse.predict(X), strict=True):
+        np.testing.assert_array_equal(v, p)
+
+
+def test_output_values_sigmoid_for_bce_raw_for_mse() -> None:
+    logits = np.array([[-2.0], [0.0], [3.0]], dtype=np.float32)
+    expected = 1 / (1 + np.exp(-logits.astype(np.float64)))
+    np.testing.assert_allclose(output_values("bce", logits), expected)
+    assert output_values("bce", logits).dtype == np.float64
+    np.testing.assert_array_equal(output_values("mse", logits), logits)
 
 
 def test_progress_is_reported_and_threads_restored() -> None:

@@ -144,6 +144,15 @@ def decide_outputs(kind: str, outputs: np.ndarray) -> np.ndarray:
     return outputs.astype(np.float64)
 
 
+def output_values(kind: str, outputs: np.ndarray) -> np.ndarray:
+    """The outputs before any decision: the sigmoid probabilities of the logits
+    (``"bce"``); the raw outputs (``"mse"``)."""
+    values = outputs.astype(np.float64)
+    if kind == "bce":
+        return 1.0 / (1.0 + np.exp(-values))
+    return values
+
+
 def check_output_kind(name: str, kind: object) -> str:
     """The output loss ``kind`` if it is one of ``bce``/``mse``; else a ValueError."""
     if kind not in _LOSSES:
@@ -202,9 +211,8 @@ class DeepSequenceModel(_TorchEstimator):
             replacement).
         lr, weight_decay: Adam's learning rate and (L2) weight decay.
         loss: ``"bce"`` for 0/1 targets (binary cross entropy on the logits; ``predict``
-            gives 1 where the sigmoid exceeds 0.5, else 0, since the paper's error
-            compares against 0/1 targets) or ``"mse"`` for real targets (``predict``
-            gives the raw outputs).
+            gives 1 where the sigmoid exceeds 0.5, else 0, and ``predict_values`` the
+            sigmoid itself) or ``"mse"`` for real targets (both give the raw outputs).
         stack_width, stack_depth: the SRNN's stack, rows of ``stack_width`` values and
             ``stack_depth`` rows; the defaults 5 and 104 are those of Suzgun et al.'s
             reference implementation (``memory_dim``, ``memory_size``). Unused for GRU.
@@ -293,6 +301,15 @@ class DeepSequenceModel(_TorchEstimator):
 
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The outputs (T_i, L) for each input sequence (T_i, n): 0/1 for bce, raw for mse."""
+        return [decide_outputs(self.loss, y) for y in self._outputs(X)]
+
+    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The outputs (T_i, L) before the decision: the sigmoid probabilities for bce (the
+        plain output whose error Paassen et al. report), the raw values for mse."""
+        return [output_values(self.loss, y) for y in self._outputs(X)]
+
+    def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The network's outputs (T_i, L): logits for bce, raw values for mse."""
         check_is_fitted(self)
         xs = _as_sequences("X", X, "features", self.n_features_in_, "the fitted model")
         # the networks are causal: zeros padded after a sequence leave its outputs alone
@@ -301,4 +318,4 @@ class DeepSequenceModel(_TorchEstimator):
         )
         with torch_threads(self.threads), torch.no_grad():
             outputs = self.module_(batch).numpy()
-        return [decide_outputs(self.loss, outputs[i, : x.shape[0]]) for i, x in enumerate(xs)]
+        return [outputs[i, : x.shape[0]] for i, x in enumerate(xs)]
