@@ -347,3 +347,20 @@ def test_findings_bold_face_by_mean_and_std() -> None:
         f"rand-ESN-{LARGE_ESN}: mean and std of the test MAE below 0.01 (the paper's bold "
         "face) on 1 of 1 data sets (json); the paper's Table 6 bold-face 1 (json)"
     )
+
+
+def test_tables_set_the_solved_cells_in_bold_as_the_paper_does() -> None:
+    records = [
+        _record(0, [0.0, 0.0], "LDN-RSM", "dyck1"),
+        _record(0, [0.0, 0.0, 0.027], "LDN-RSM", "dyck3"),  # mean 0.009, std 0.0127
+        _record(0, [0.0], "rand-ESN", "json", LARGE_ESN),
+    ]
+    tables = {t.name: t for t in Paassen2021().tables(records)}
+    dyck1, dyck3 = (tables["table3"].rows["LDN-RSM"][t] for t in ("dyck1", "dyck3"))
+    assert dyck1.bold and not dyck3.bold
+    assert dyck1.paper_bold == (("LDN-RSM", "dyck1") in PAPER_BOLD)
+    large = tables["table6"].rows["json"]["rand-ESN"]
+    assert large.bold and large.paper_bold == (("rand-ESN", "json") in PAPER_BOLD_1024)
+    seconds = [c for t in ("table5", "table7") for row in tables[t].rows.values()
+               for c in row.values()]  # fmt: skip
+    assert seconds and not any(c.bold or c.paper_bold for c in seconds)

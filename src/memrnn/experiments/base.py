@@ -187,7 +187,8 @@ class RunRecord:
 @dataclass(frozen=True)
 class Cell:
     """Our value (a mean over ``seeds`` when several runs feed it) and the paper's, each
-    with its standard deviation over repeats where the table reports one."""
+    with its standard deviation over repeats where the table reports one, and whether
+    each is set in bold (by the paper's own rule for what counts as solved)."""
 
     value: float | None
     paper: float | None = None
@@ -195,6 +196,8 @@ class Cell:
     wall_seconds: float = 0.0
     std: float | None = None
     paper_std: float | None = None
+    bold: bool = False
+    paper_bold: bool = False
 
 
 @dataclass(frozen=True)

@@ -472,13 +472,18 @@ class Paassen2021(Experiment):
             if not values:
                 return None
             printed = paper[row[0]][task] if paper is not None and compare else (None, None)
+            mean, std = float(np.mean(values)), float(np.std(values))
+            solved = key == "mae"  # the paper's bold face marks the errors it counts as solved
+            in_bold = PAPER_BOLD_1024 if row[1] else PAPER_BOLD
             return Cell(
-                float(np.mean(values)),
+                mean,
                 printed[0],
                 tuple(r.spec.seed for r in runs),
                 sum(r.wall_seconds for r in runs),
-                float(np.std(values)),
+                std,
                 printed[1],
+                bold=solved and bold_faced(mean, std),
+                paper_bold=solved and printed[0] is not None and (row[0], task) in in_bold,
             )
 
         def table(

@@ -21,6 +21,10 @@ def _fmt(value: float | None, std: float | None = None) -> str:
     return shown if std is None else f"{shown} ± {std:.2g}"
 
 
+def _bold(text: str, bold: bool) -> str:
+    return f"**{text}**" if bold and text != "-" else text
+
+
 def _table_markdown(table: Table, reference: str) -> list[str]:
     has_paper = any(c.paper is not None for row in table.rows.values() for c in row.values())
     head = ["", *table.columns]
@@ -34,9 +38,10 @@ def _table_markdown(table: Table, reference: str) -> list[str]:
             if cell is None:
                 shown.append("")
             elif cell.paper is not None:
-                shown.append(f"{_fmt(cell.value, cell.std)} ({_fmt(cell.paper, cell.paper_std)})")
+                ours = _bold(_fmt(cell.value, cell.std), cell.bold)
+                shown.append(f"{ours} ({_bold(_fmt(cell.paper, cell.paper_std), cell.paper_bold)})")
             else:
-                shown.append(_fmt(cell.value, cell.std))
+                shown.append(_bold(_fmt(cell.value, cell.std), cell.bold))
         lines.append("| " + " | ".join([row_name, *shown]) + " |")
     if has_paper:
         lines += ["", f"Ours, with the {reference}'s value in parentheses."]
@@ -56,6 +61,8 @@ def _results(
             "std": cell.std,
             "paper_value": cell.paper,
             "paper_std": cell.paper_std,
+            "bold": cell.bold,
+            "paper_bold": cell.paper_bold,
             "seed": list(cell.seeds),
             "profile": profile,
             "wall_seconds": cell.wall_seconds,
