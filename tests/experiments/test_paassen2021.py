@@ -22,7 +22,6 @@ from memrnn.experiments.paassen2021 import (
     Paassen2021,
     Paassen2021Config,
     bold_faced,
-    dsm_values,
     evaluate,
     fit_predict,
     mean_absolute_error,
@@ -42,10 +41,9 @@ from memrnn.experiments.paassen2021_paper import (
     PAPER_SECONDS,
     PAPER_SECONDS_1024,
 )
-from memrnn.reservoir.dsm import DeepStackMachine
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
-from memrnn.tasks.rsm_benchmarks import TASKS, make_dataset, scored_rows
+from memrnn.tasks.rsm_benchmarks import TASKS, make_dataset
 
 
 def test_paper_numbers_as_printed() -> None:
@@ -217,19 +215,6 @@ def test_the_plain_mae_is_the_score_and_the_thresholded_one_is_kept_apart() -> N
 def test_thresholded_decides_at_one_half() -> None:
     (decided,) = thresholded([np.array([[0.2], [0.5], [0.51], [-1.0], [3.0]])])
     np.testing.assert_array_equal(decided, [[0.0], [0.0], [1.0], [0.0], [1.0]])
-
-
-def test_dsm_values_are_the_sigmoid_its_predict_decides_on() -> None:
-    rng = np.random.default_rng(0)
-    train = make_dataset("dyck1", rng, 6, test=False)
-    test = make_dataset("dyck1", rng, 3, test=True)
-    dsm = DeepStackMachine(12, epochs=3, random_state=0, max_actions=40)
-    dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
-    values = dsm_values(dsm, test.inputs)
-    for v, decided, x in zip(values, dsm.predict(test.inputs), test.inputs, strict=True):
-        assert v.shape == (len(x) + 1, 1) and v.min() > 0 and v.max() < 1
-        np.testing.assert_array_equal((v > 0.5).astype(np.float64), decided)
-    assert [scored_rows("dyck1", v).shape for v in values] == [y.shape for y in test.targets]
 
 
 def test_ldn_rsm_solves_copy_with_the_quick_settings() -> None:

@@ -23,6 +23,7 @@ from memrnn.reservoir.dsm import (
 from memrnn.reservoir.reservoirs import Reservoir
 from memrnn.reservoir.rsm import NO_PUSH, StackTeacher, TrainingSets, teacher_forcing
 from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.tasks.rsm_benchmarks import make_dataset
 
 
 def _lr1_sets(
@@ -206,3 +207,15 @@ def test_estimator_contract_and_errors() -> None:
     assert dsm.module_.c_pop.out_features == 1 + max(j for s in teacher.actions for j, _ in s)
     with pytest.raises(ValueError, match=r"X\[0\]: has 2 features but the fitted machine has 3"):
         dsm.predict([np.ones((3, 2))])
+
+
+def test_predict_values_are_the_sigmoid_its_predict_decides_on() -> None:
+    rng = np.random.default_rng(0)
+    train = make_dataset("dyck1", rng, 6, test=False)
+    test = make_dataset("dyck1", rng, 3, test=True)
+    dsm = DeepStackMachine(12, epochs=3, random_state=0, max_actions=40)
+    dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
+    values = dsm.predict_values(test.inputs)
+    for v, decided, x in zip(values, dsm.predict(test.inputs), test.inputs, strict=True):
+        assert v.shape == (len(x) + 1, 1) and v.min() > 0 and v.max() < 1
+        np.testing.assert_array_equal((v > 0.5).astype(np.float64), decided)

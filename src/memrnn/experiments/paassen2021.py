@@ -69,7 +69,7 @@ from memrnn.experiments.paassen2021_paper import (
     PAPER_SECONDS_1024,
     Numbers,
 )
-from memrnn.reservoir.deep import DeepSequenceModel, output_values
+from memrnn.reservoir.deep import DeepSequenceModel
 from memrnn.reservoir.dsm import DeepStackMachine
 from memrnn.reservoir.esn import EchoStateNetwork
 from memrnn.reservoir.reservoirs import crj_input_signs, crj_reservoir
@@ -266,7 +266,7 @@ def fit_predict(
         if config.model == "DSM":
             dsm = DeepStackMachine(neurons, output=kind, max_actions=max_actions, **deep)  # type: ignore[arg-type]
             dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
-            return [scored_rows(task, y) for y in dsm_values(dsm, test.inputs)]
+            return [scored_rows(task, y) for y in dsm.predict_values(test.inputs)]
         model = DeepSequenceModel(config.model.lower(), neurons, loss=kind, **deep)  # type: ignore[arg-type]
         return model.fit(train.inputs, train.targets).predict_values(test.inputs)
     prefix, family = config.model.split("-")
@@ -296,15 +296,6 @@ def fit_predict(
     )
     rsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
     return [scored_rows(task, y) for y in rsm.predict(test.inputs)]
-
-
-def dsm_values(dsm: DeepStackMachine, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The DSM's outputs y_1 .. y_{T+1} before c_out's 0.5 decision: the sigmoid for
-    ``output="bce"``, the raw values for ``"mse"``. ``DeepStackMachine.predict`` returns
-    the decisions only, so this runs its Algorithm 2 pass, which yields c_out's logits."""
-    with torch.no_grad():
-        logits = dsm._run([np.asarray(x, dtype=np.float64) for x in inputs])
-    return [output_values(dsm.output, y) for y in logits]
 
 
 def mean_absolute_error(predictions: Sequence[np.ndarray], targets: Sequence[np.ndarray]) -> float:

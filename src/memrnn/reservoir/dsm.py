@@ -30,6 +30,7 @@ from memrnn.reservoir.deep import (
     check_output_kind,
     decide_outputs,
     output_loss,
+    output_values,
     seeded,
     torch_threads,
 )
@@ -267,11 +268,19 @@ class DeepStackMachine(_TorchEstimator):
         over them; each sequence still follows Algorithm 2 on its own. Outputs are 0/1
         for ``output="bce"`` and raw for ``"mse"``.
         """
+        return [decide_outputs(self.output, r) for r in self._outputs(X)]
+
+    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The outputs before ``predict``'s decision: the sigmoid probabilities for
+        ``output="bce"`` (the plain output whose error Paassen et al. report), the raw
+        values for ``"mse"``."""
+        return [output_values(self.output, r) for r in self._outputs(X)]
+
+    def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
         check_is_fitted(self)
         xs = _as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
         with torch_threads(self.threads), torch.no_grad():
-            raw = self._run(xs)
-        return [decide_outputs(self.output, r) for r in raw]
+            return self._run(xs)
 
     def _run(self, xs: list[np.ndarray]) -> list[np.ndarray]:
         net: _DSMNet = self.module_
