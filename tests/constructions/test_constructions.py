@@ -42,6 +42,68 @@ def test_the_checker_catches_a_wrong_network() -> None:
     assert not result.generates and result.max_forbidden > result.min_allowed
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"steps": 0}, "steps: expected an int >= 1, got 0"),
+        ({"steps": -5}, "steps: expected an int >= 1, got -5"),
+        ({"walks": 0}, "walks: expected an int >= 1, got 0"),
+        ({"walks": -1}, "walks: expected an int >= 1, got -1"),
+        ({"steps": 2.5}, "steps: expected an int >= 1, got 2.5"),
+        ({"walks": True}, "walks: expected an int >= 1, got True"),
+        ({"seed": -1}, "seed: expected an int >= 0, got -1"),
+    ],
+)
+def test_walks_refuse_counts_that_check_nothing(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        verify(build("lstm-log", 2, 2), exhaustive=False, **options)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_states": 0}, "max_states: expected an int >= 1, got 0"),
+        ({"chunk_elements": 0}, "chunk_elements: expected an int >= 1, got 0"),
+        ({"chunk_elements": -3}, "chunk_elements: expected an int >= 1, got -3"),
+    ],
+)
+def test_the_exhaustive_search_refuses_bad_counts(options: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        verify(build("srnn-log", 2, 2), **options)
+
+
+def test_an_option_of_the_other_search_is_refused_by_name() -> None:
+    model = build("srnn-log", 2, 2)
+    with pytest.raises(ValueError, match="steps: not an option of the exhaustive search"):
+        verify(model, steps=10)
+    with pytest.raises(ValueError, match="max_states: not an option of random walks"):
+        verify(model, exhaustive=False, max_states=10)
+
+
+def _scrambled(kind: str, k: int, m: int, seed: int) -> torch.nn.Module:
+    """The construction with each weight tensor's entries shuffled."""
+    model = build(kind, k, m)
+    generator = torch.Generator().manual_seed(seed)
+    for tensor in model.buffers():
+        flat = tensor.view(-1)
+        flat.copy_(flat[torch.randperm(flat.numel(), generator=generator)])
+    return model
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scrambled_weights_are_never_reported_as_generating(kind: str, seed: int) -> None:
+    model = _scrambled(kind, 3, 2, seed)
+    walked = verify(model, exhaustive=False, steps=200, walks=2, seed=seed)
+    assert walked.states == 400 and not walked.generates
+    try:
+        searched = verify(model)
+    except RuntimeError as error:  # shuffled weights rarely keep every unit saturated
+        assert "not saturated" in str(error)
+    else:
+        assert not searched.generates
+
+
 def test_the_checker_refuses_unsaturated_states() -> None:
     model = build("srnn-onehot", 2, 2)
     model.b.mul_(0.0)  # every unit at sigmoid(small) now

@@ -61,7 +61,17 @@ def build(kind: str, k: int, m: int) -> Generator:
 
 def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Verification:
     """Whether ``model`` generates Dyck-(model.k, model.m): a breadth-first search over
-    every reachable state (``exhaustive``) or random walks (``steps``, ``walks``, ``seed``)."""
+    every reachable state (``exhaustive``: ``max_states``, ``chunk_elements``) or random
+    walks (``steps``, ``walks``, ``seed``).
+
+    Raises:
+        ValueError: an option of the other search, or a count below 1.
+    """
+    allowed = ("max_states", "chunk_elements") if exhaustive else ("steps", "walks", "seed")
+    for name in options:
+        if name not in allowed:
+            search = "the exhaustive search" if exhaustive else "random walks"
+            raise ValueError(f"{name}: not an option of {search}; its options are {allowed}")
     if exhaustive:
         return verify_exhaustive(model, **options)
     return verify_walks(model, **options)

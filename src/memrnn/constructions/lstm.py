@@ -8,7 +8,7 @@ shows where the top is, T_j = 1 for the top slot j) and the token:
 - input gate of slot j: open on an open bracket when the top is slot j - 1 (slot 0 on
   the empty stack); the candidate tanh(lam U_c x) is psi(i) in every slot, with W_c = 0;
 - forget gate of slot j: closed on a close bracket when the top is slot j;
-- output gate of slot j: closed exactly when the new top lies above j (the seed's
+- output gate of slot j: closed exactly when the new top lies above j (the paper's
   Eq. E.23): -1 for a top at j or j + 1, -2 for a top further up, +0.5 on an open
   bracket or the end, +1.5 on a close bracket, all times lam. After a pop the old top
   slot is empty, so whether its gate opens does not matter.

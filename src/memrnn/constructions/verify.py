@@ -15,8 +15,11 @@ token, visits all of them, which covers prefixes of every length. A state that i
 saturated stops the search with an error, since rounding would then be unsound.
 
 Sampled search, for (k,m) too large to enumerate: random walks that push and pop with
-equal probability (the seed's sampling distribution), visiting full and empty stacks and
-the end symbol, checking every step.
+equal probability (the sampling distribution of Appendix H.1), visiting full and empty
+stacks and the end symbol, checking every step.
+
+Both searches refuse settings under which they would check nothing (no steps, no walks,
+no states), since an empty search would report that any network generates the language.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from memrnn.checks import is_int
 from memrnn.languages.dyck import DyckDFA
 
 # the values a saturated unit takes: sigmoid and tanh ends, and tanh(1) (an LSTM's h)
@@ -140,7 +144,12 @@ def verify_exhaustive(
 
     Each level of the search is one batch: the distributions of its states, then one
     network step per allowed token, both in chunks of about ``chunk_elements`` numbers.
+
+    Raises:
+        ValueError: ``max_states`` or ``chunk_elements`` is not an int >= 1.
+        RuntimeError: more than ``max_states`` pairs, or a state that is not saturated.
     """
+    _check_counts(max_states=max_states, chunk_elements=chunk_elements)
     dfa = DyckDFA(model.k, model.m)
     extremes = _Extremes()
     state = model.initial_state(1)
@@ -181,7 +190,14 @@ def _chunks(total: int, size: int) -> list[slice]:
 def verify_walks(
     model: Generator, *, steps: int = 10_000, walks: int = 8, seed: int = 0
 ) -> Verification:
-    """``walks`` random walks of ``steps`` tokens each, restarting after each end."""
+    """``walks`` random walks of ``steps`` tokens each, restarting after each end.
+
+    Raises:
+        ValueError: ``steps`` or ``walks`` is not an int >= 1, or ``seed`` not an int >= 0.
+    """
+    _check_counts(steps=steps, walks=walks)
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
     dfa = DyckDFA(model.k, model.m)
     rng = np.random.default_rng(seed)
     extremes = _Extremes()
@@ -201,6 +217,13 @@ def verify_walks(
                 codes[row] = 0
                 states[row] = model.initial_state(1)[0]
     return extremes.result(steps * walks, exhaustive=False)
+
+
+def _check_counts(**counts: object) -> None:
+    """Raise ValueError naming the first count that is not an int >= 1."""
+    for name, value in counts.items():
+        if not is_int(value) or value < 1:  # type: ignore[operator]
+            raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
 
 
 def _walk_token(dfa: DyckDFA, code: int, allowed: np.ndarray, rng: np.random.Generator) -> int:

@@ -1,12 +1,18 @@
-"""The LSTM language model of Hewitt et al. (2020, Appendix H.2).
+"""The LSTM language model of Hewitt et al. (2020, Appendix H.2), set up as the authors'
+code (dyckkm-learning) sets it up.
 
-An embedding of the 2k + 1 tokens (dimension 2k + 10 in the paper), one LSTM layer and a
-linear readout to next-token logits. Position t's distribution comes from the state
-after tokens 0 .. t - 1; position 0's from the zero state, so the first token is
-predicted too.
+An embedding of the 2k + 1 tokens and a start symbol (dimension 2k + 10 in the paper), one
+LSTM layer and a linear readout to next-token logits. The start symbol is read first, so
+position t's distribution comes from the state after the start symbol and tokens
+0 .. t - 1, and the first token is predicted too. As in the authors' code the readout also
+scores the start symbol (never a target, so training drives its probability down), its
+weights start uniform in [-sqrt(hidden), sqrt(hidden)] and its bias at zero; the embedding
+and the LSTM keep PyTorch's initialisation (Appendix H.3).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor, nn
@@ -15,10 +21,11 @@ from memrnn.models.checks import check_sizes
 
 
 class LSTMLanguageModel(nn.Module):
-    """Next-token logits (B, T, V) for token ids (B, T), position t from tokens < t.
+    """Next-token logits (B, T, V + 1) for token ids (B, T), position t from the start
+    symbol and tokens < t; the last logit is the start symbol's.
 
     Args:
-        vocabulary: V, the number of token ids.
+        vocabulary: V, the number of token ids; the start symbol is id V.
         embedding: the embedding width.
         hidden: the LSTM's units.
     """
@@ -27,16 +34,20 @@ class LSTMLanguageModel(nn.Module):
         super().__init__()
         check_sizes(vocabulary=vocabulary, embedding=embedding, hidden=hidden)
         self.vocabulary = vocabulary
-        self.embed = nn.Embedding(vocabulary, embedding)
+        self.start = vocabulary
+        self.embed = nn.Embedding(vocabulary + 1, embedding)
         self.lstm = nn.LSTM(embedding, hidden, batch_first=True)
-        self.readout = nn.Linear(hidden, vocabulary)
+        self.readout = nn.Linear(hidden, vocabulary + 1)
+        bound = math.sqrt(hidden)
+        with torch.no_grad():
+            self.readout.weight.uniform_(-bound, bound)
+            self.readout.bias.zero_()
 
     def forward(self, tokens: Tensor) -> Tensor:
         if tokens.dim() != 2 or tokens.dtype not in (torch.int64, torch.int32):
             raise ValueError(f"tokens: expected a (B, T) integer tensor, got {tuple(tokens.shape)}")
-        start = self.readout.weight.new_zeros(tokens.shape[0], 1, self.lstm.hidden_size)
-        if tokens.shape[1] == 1:  # a lone token is predicted from the zero state alone
-            return self.readout(start)
+        start = tokens.new_full((tokens.shape[0], 1), self.start)
         # padding ids (negative) are read as token 0: they only follow a string's end
-        states, _ = self.lstm(self.embed(tokens[:, :-1].clamp(min=0)))
-        return self.readout(torch.cat([start, states], dim=1))
+        inputs = torch.cat([start, tokens[:, :-1].clamp(min=0)], dim=1)
+        states, _ = self.lstm(self.embed(inputs))
+        return self.readout(states)

@@ -1,11 +1,17 @@
 """Dyck-(k,m) language modelling (Hewitt et al. 2020, section 8 and Appendix H): batches,
-perplexity, and the bracket-closing metric.
+losses, and the bracket-closing metric.
 
 Bracket closing (Appendix H.4): at every close bracket of a test string, the model's
 probability of the correct close bracket divided by its probability of any close bracket
 (Eq. H.4); the model is confident there when that ratio exceeds 0.8. p_l is the fraction
 of confident closes among those separated from their open bracket by l tokens (l = 0 for
 "()"), and the metric is the mean of p_l over the distances l that occur.
+
+The authors' code (dyckkm-learning, reporter.py) scores more positions than the text
+describes: every prefix with an open bracket, whatever token follows, at the distance from
+the innermost open bracket. ``bracket_closing(..., every_open_prefix=True)`` scores those.
+Every close bracket is such a prefix, so a model confident at all of them is confident at
+every close bracket too.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from torch import Tensor, nn
+
+from memrnn.checks import is_int
 
 PAD = -1  # padding id in token batches; ignored by the loss
 CONFIDENT = 0.8
@@ -49,6 +57,19 @@ def loss(model: nn.Module, tokens: Tensor) -> Tensor:
 
 
 @torch.no_grad()
+def batch_mean_loss(model: nn.Module, strings: Sequence[np.ndarray], batch: int) -> float:
+    """The mean over consecutive batches of ``batch`` strings of each batch's mean cross
+    entropy per token: the development loss on which the authors' code keeps the best model
+    and halves the learning rate (so a short batch weighs as much as a long one)."""
+    if not is_int(batch) or batch < 1:
+        raise ValueError(f"batch: expected an int >= 1, got {batch!r}")
+    if not len(strings):
+        raise ValueError("strings: expected at least one string")
+    losses = [float(loss(model, tokens)) for tokens in batches(strings, batch)]
+    return float(np.mean(losses))
+
+
+@torch.no_grad()
 def perplexity(model: nn.Module, strings: Sequence[np.ndarray], batch: int = 100) -> float:
     """exp of the mean cross entropy per token over ``strings``."""
     total, count = 0.0, 0
@@ -63,19 +84,27 @@ def perplexity(model: nn.Module, strings: Sequence[np.ndarray], batch: int = 100
     return float(np.exp(total / count))
 
 
-def close_distances(string: np.ndarray, k: int) -> list[tuple[int, int, int]]:
+def close_distances(
+    string: np.ndarray, k: int, every_open_prefix: bool = False
+) -> list[tuple[int, int, int]]:
     """(position, bracket, distance) of every close bracket in ``string``: the distance
-    is the number of tokens between it and its open bracket."""
+    is the number of tokens between it and its open bracket. With ``every_open_prefix``,
+    every position t whose prefix (tokens < t) has an open bracket, with the innermost
+    one and the tokens between it and position t."""
     stack: list[tuple[int, int]] = []
     closes = []
     for t, token in enumerate(string.tolist()):
+        if stack and every_open_prefix:
+            opened, bracket = stack[-1]
+            closes.append((t, bracket, t - opened - 1))
         if token < k:
             stack.append((t, token))
         elif token < 2 * k:
-            opened, bracket = stack.pop()
-            if bracket != token - k:
+            if not stack or stack[-1][1] != token - k:
                 raise ValueError(f"string: close bracket {token} at {t} does not match")
-            closes.append((t, bracket, t - opened - 1))
+            opened, bracket = stack.pop()
+            if not every_open_prefix:
+                closes.append((t, bracket, t - opened - 1))
     return closes
 
 
@@ -92,7 +121,7 @@ class ClosingScores:
     mean: float
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
-        """Distances l and p_l, sorted by l (Figure 3 of the seed)."""
+        """Distances l and p_l, sorted by l."""
         distances = np.array(sorted(self.by_distance))
         confident = [self.by_distance[d][0] / self.by_distance[d][1] for d in distances]
         return distances, np.array(confident)
@@ -100,15 +129,22 @@ class ClosingScores:
 
 @torch.no_grad()
 def bracket_closing(
-    model: nn.Module, strings: Sequence[np.ndarray], k: int, batch: int = 100
+    model: nn.Module,
+    strings: Sequence[np.ndarray],
+    k: int,
+    batch: int = 100,
+    *,
+    every_open_prefix: bool = False,
 ) -> ClosingScores:
-    """The bracket-closing metric of ``model`` on ``strings`` (Appendix H.4)."""
+    """The bracket-closing metric of ``model`` on ``strings`` (Appendix H.4), at every close
+    bracket, or with ``every_open_prefix`` at every prefix with an open bracket (the
+    authors' code)."""
     counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for start in range(0, len(strings), batch):
         chunk = strings[start : start + batch]
         probs = torch.softmax(model(pad(chunk)), dim=-1).double().numpy()
         for row, string in enumerate(chunk):
-            for t, bracket, distance in close_distances(np.asarray(string), k):
+            for t, bracket, distance in close_distances(np.asarray(string), k, every_open_prefix):
                 closes = probs[row, t, k : 2 * k]
                 ratio = closes[bracket] / closes.sum()
                 counts[distance][0] += int(ratio > CONFIDENT)
