@@ -95,6 +95,8 @@ def test_reproduce_smoke_end_to_end_and_again(tmp_path: Path) -> None:
         "std",
         "paper_value",
         "paper_std",
+        "bold",
+        "paper_bold",
         "seed",
         "profile",
         "wall_seconds",
