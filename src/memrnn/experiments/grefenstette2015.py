@@ -415,7 +415,9 @@ class Grefenstette2015(Experiment):
             "(top end open, push bias 1, bottom closed, -2; or both ends alike with gate "
             "noise 2.0), each cell reporting the one with the better training accuracy; "
             f"{c.eval_size} sequences per score (the paper: hidden 256/512, 128 symbols, "
-            "RMSProp, train 8-64, test 65-128, 1000 sequences)"
+            "RMSProp, train 8-64, test 65-128, 1000 sequences). Unlike the paper's Appendix "
+            f"C, Table 1 (1/33 and 1/25 per word pair), the ITG tasks have {_pairs()} word "
+            "pairs per terminal class, for about 128 source words"
         )
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
