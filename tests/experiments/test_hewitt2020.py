@@ -133,7 +133,7 @@ def test_the_recipe_follows_the_authors_code(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(hewitt2020.torch.optim, "Adam", CountedAdam)
     config = Hewitt2020Config(**SMALL, lr=0.5, max_epochs=40, data_dir="")
-    metrics, artifacts = train_language_model(config)
+    metrics, artifacts, _ = train_language_model(config)
     assert len(made) == 1
     history = artifacts["history"]
     assert [epoch for epoch, _, _ in history] == list(range(1, len(history) + 1))
@@ -224,12 +224,12 @@ def test_splits_are_written_once_and_reused(tmp_path: Path) -> None:
         k=2, m=3, train_tokens=300, dev_tokens=200, test_tokens=400, max_epochs=1,
         data_dir=str(tmp_path / "dyck"),
     )  # fmt: skip
-    first, _ = train_language_model(config)
+    first, _, _ = train_language_model(config)
     (stored,) = (tmp_path / "dyck").glob("*.npz")
     written = stored.stat().st_mtime_ns
-    again, _ = train_language_model(config)
+    again, _, _ = train_language_model(config)
     assert again == first and stored.stat().st_mtime_ns == written
-    in_memory, _ = train_language_model(dataclasses.replace(config, data_dir=""))
+    in_memory, _, _ = train_language_model(dataclasses.replace(config, data_dir=""))
     assert in_memory == first
 
 

@@ -20,15 +20,16 @@ the median over three seeds.
 
 from __future__ import annotations
 
-import copy
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from torch import Tensor
 
 from memrnn.constructions import build, theorem_units, verify
 from memrnn.experiments.base import (
@@ -46,6 +47,8 @@ from memrnn.languages.dyck import DyckSplits, length_ranges, load_or_make_splits
 from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.runner.train import resolve_device
 from memrnn.tasks.dyck_lm import batch_mean_loss, batches, bracket_closing, loss, perplexity
+from memrnn.training import LoopSettings, train_loop
+from memrnn.training.loop import History
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -148,60 +151,103 @@ def lm_splits(config: Hewitt2020Config) -> DyckSplits:
     return make_splits(config.k, config.m, config.data_seed, *sizes, train_lengths=lengths)
 
 
-def train_language_model(config: Hewitt2020Config) -> tuple[dict[str, float], dict[str, Any]]:
-    """Appendix H.3's recipe, as the authors' code runs it; metrics and artifacts of the
-    kept model."""
+class _LanguageModelSteps:
+    """The LSTM language model as the training loop drives it: one batch of the epoch's
+    shuffled order per step, the dev loss per token (mean over batches) after each epoch."""
+
+    def __init__(
+        self,
+        model: LSTMLanguageModel,
+        optimizer: torch.optim.Optimizer,
+        splits: DyckSplits,
+        size: int,
+    ) -> None:
+        self.model = model
+        self.optimizer = optimizer
+        self.train, self.dev, self.size = list(splits.train), list(splits.dev), size
+        self.per_epoch = math.ceil(len(self.train) / size)
+        self._epoch: Iterator[Tensor] = iter(())
+        self._left = 0
+
+    def training_batch(self, rng: np.random.Generator) -> Tensor:
+        if self._left == 0:  # a new epoch: a new order
+            self._epoch, self._left = batches(self.train, self.size, rng), self.per_epoch
+        self._left -= 1
+        return next(self._epoch)
+
+    def loss(self, batch: Tensor) -> Tensor:
+        return loss(self.model, batch)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        return {
+            "dev_loss": batch_mean_loss(self.model, self.dev, self.size),
+            "lr": float(self.optimizer.param_groups[0]["lr"]),
+        }
+
+
+def train_language_model(
+    config: Hewitt2020Config, checkpoint: Path | None = None
+) -> tuple[dict[str, float], dict[str, Any], History]:
+    """Appendix H.3's recipe, as the authors' code runs it: Adam, the learning rate halved
+    whenever the dev loss stops falling, the weights of the best dev loss kept, a stop
+    ``patience`` epochs after them. Metrics and artifacts of the kept model, and the
+    loop's history (one evaluation per epoch). With ``checkpoint``, resumable at the end
+    of every epoch."""
     splits = lm_splits(config)
-    train, dev, test = list(splits.train), list(splits.dev), list(splits.test)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = LSTMLanguageModel(
             2 * config.k + 1, 2 * config.k + 10, lstm_units(config.k, config.m)
         )
-    rng = np.random.default_rng([config.seed, 1])
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    rate = torch.optim.lr_scheduler.ReduceLROnPlateau(
-        optimizer, mode="min", factor=0.5, patience=0, threshold=RATE_MARGIN
+    steps = _LanguageModelSteps(model, optimizer, splits, config.batch_size)
+    epoch = steps.per_epoch
+    settings = LoopSettings(
+        steps=config.max_epochs * epoch,
+        eval_every=epoch,
+        checkpoint_every=epoch,
+        patience=config.patience,
+        monitor="dev_loss",
+        margin=KEEP_MARGIN,
+        keep_best=True,
     )
-    best, best_epoch, best_state = math.inf, 0, copy.deepcopy(model.state_dict())
-    history = []
-    for epoch in range(1, config.max_epochs + 1):
-        lr = optimizer.param_groups[0]["lr"]
-        model.train()
-        for tokens in batches(train, config.batch_size, rng):
-            optimizer.zero_grad(set_to_none=True)
-            loss(model, tokens).backward()
-            optimizer.step()
-        model.eval()
-        dev_loss = batch_mean_loss(model, dev, config.batch_size)
-        rate.step(dev_loss)
-        history.append((epoch, dev_loss, lr))
-        if dev_loss < best - KEEP_MARGIN:
-            best, best_epoch, best_state = dev_loss, epoch, copy.deepcopy(model.state_dict())
-        elif epoch - best_epoch >= config.patience:
-            break
-    model.load_state_dict(best_state)
-    model.eval()
-    dev_scores = bracket_closing(model, dev, config.k)
+    result = train_loop(
+        steps,
+        optimizer,
+        settings,
+        data_rng=np.random.default_rng([config.seed, 1]),
+        eval_rng=lambda step: np.random.default_rng([config.seed, 2, step]),
+        schedule=torch.optim.lr_scheduler.ReduceLROnPlateau(
+            optimizer, mode="min", factor=0.5, patience=0, threshold=RATE_MARGIN
+        ),
+        checkpoint=checkpoint,
+        resume=checkpoint is not None,
+    )
+    by_step: dict[int, dict[str, float]] = {}
+    for step, name, value in result.history:
+        by_step.setdefault(step, {})[name] = value
+    history = [(step // epoch, v["dev_loss"], v["lr"]) for step, v in sorted(by_step.items())]
+    test = list(splits.test)
+    dev_scores = bracket_closing(model, steps.dev, config.k)
     test_scores = bracket_closing(model, test, config.k)
     test_prefixes = bracket_closing(model, test, config.k, every_open_prefix=True)
     metrics = {
         "dev_closing": dev_scores.mean,
         "test_closing": test_scores.mean,
         "test_closing_prefixes": test_prefixes.mean,
-        "dev_loss": best,
+        "dev_loss": by_step[result.best_step]["dev_loss"],
         "test_perplexity": perplexity(model, test),
         "epochs": float(len(history)),
-        "best_epoch": float(best_epoch),
+        "best_epoch": float(result.best_step // epoch),
         "units": float(lstm_units(config.k, config.m)),
     }
     distances, p = test_scores.curve()
     artifacts = {
         "history": history,
         "test_curve": {"distance": distances.tolist(), "p": p.tolist()},
-        "train_strings": len(train),
+        "train_strings": len(steps.train),
     }
-    return metrics, artifacts
+    return metrics, artifacts, result.history
 
 
 def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dict[str, Any]]:
@@ -378,9 +424,10 @@ class Hewitt2020(Experiment):
         started = time.perf_counter()
         if config.part == "construction":
             metrics, artifacts = verify_construction(config)
-        else:
-            metrics, artifacts = train_language_model(config)
-        return RunOutput(metrics, [], artifacts, 0, time.perf_counter() - started)
+            return RunOutput(metrics, [], artifacts, 0, time.perf_counter() - started)
+        metrics, artifacts, history = train_language_model(config)
+        steps = history[-1][0] if history else 0
+        return RunOutput(metrics, history, artifacts, steps, time.perf_counter() - started)
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         constructions: dict[str, dict[str, Cell]] = {}

@@ -1,4 +1,4 @@
-"""The training loop: seeded, checkpointed, resumable, with periodic evaluation.
+"""One experiment run trained by the loop of :mod:`memrnn.training`.
 
 Three random streams, all derived from the run's seed, keep a resumed run identical to
 an uninterrupted one: torch's generator initialises the model, one NumPy generator draws
@@ -8,19 +8,17 @@ from a generator seeded by (seed, step), so evaluating never disturbs training.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from memrnn.experiments.base import Experiment, RunOutput, TrainConfig
-from memrnn.runner.checkpoint import load_checkpoint, save_checkpoint
+from memrnn.training import LoopSettings, StepReport, train_loop
 
 _DATA, _EVAL, _ARTIFACTS = 1, 2, 3  # stream labels for np.random.default_rng([seed, label, ...])
 
@@ -58,24 +56,6 @@ def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch
     return torch.optim.SGD(params, lr=lr, weight_decay=decay)
 
 
-class _EarlyStopping:
-    def __init__(self, config: TrainConfig, best: float | None = None, bad: int = 0) -> None:
-        self.sign = 1.0 if config.monitor_mode == "max" else -1.0
-        self.patience = config.patience
-        self.best = best
-        self.bad = bad
-
-    def should_stop(self, value: float) -> bool:
-        if self.best is None or self.sign * (value - self.best) > 0:
-            self.best, self.bad = value, 0
-        else:
-            self.bad += 1
-        return self.exhausted()
-
-    def exhausted(self) -> bool:
-        return self.patience > 0 and self.bad >= self.patience
-
-
 def train(
     experiment: Experiment,
     config: TrainConfig,
@@ -94,79 +74,43 @@ def train(
     device = resolve_device(config.device)
     torch.manual_seed(config.seed)
     run = experiment.build(config, device)
-    optimizer = make_optimizer(config, run.model.parameters())
-    data_rng = np.random.default_rng([config.seed, _DATA])
-    step, history, pending, wall_before = 0, [], [], 0.0
-    stopping = _EarlyStopping(config)
-    if resume and checkpoint is not None and checkpoint.exists():
-        state = load_checkpoint(checkpoint)
-        run.model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        data_rng.bit_generator.state = state["data_rng"]
-        torch.set_rng_state(state["torch_rng"])
-        step, pending, wall_before = state["step"], state["pending"], state["wall_seconds"]
-        history = [tuple(h) for h in state["history"]]
-        stopping = _EarlyStopping(config, state["best"], state["bad_evals"])
+    settings = LoopSettings(
+        steps=config.steps,
+        clip=config.clip,
+        eval_every=config.eval_every,
+        checkpoint_every=config.checkpoint_every,
+        patience=config.patience,
+        monitor=config.monitor,
+        monitor_mode=config.monitor_mode,  # type: ignore[arg-type]
+    )
 
-    def save() -> None:
-        if checkpoint is None:
-            return
-        save_checkpoint(
-            checkpoint,
-            {
-                "model": run.model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "data_rng": data_rng.bit_generator.state,
-                "torch_rng": torch.get_rng_state(),
-                "step": step,
-                "pending": pending,
-                "history": [list(h) for h in history],
-                "best": stopping.best,
-                "bad_evals": stopping.bad,
-                "wall_seconds": wall_before + time.perf_counter() - started,
-            },
-        )
-
-    metrics: dict[str, float] = {}
-    evaluated_at = -1
-    stopped_early = stopping.exhausted()
-    session_start, session_step = time.perf_counter(), step
-    while step < config.steps and not stopped_early:
-        run.model.train()
-        loss = run.loss(run.training_batch(data_rng))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if config.clip > 0:
-            nn.utils.clip_grad_norm_(run.model.parameters(), config.clip)
-        optimizer.step()
-        step += 1
-        last_loss = float(loss.detach())
-        if not math.isfinite(last_loss):
-            raise FloatingPointError(f"training loss became {last_loss} at step {step}")
-        pending.append(last_loss)
-        due = config.eval_every > 0 and step % config.eval_every == 0
-        if due or step == config.steps:
-            metrics = _evaluate(run, config, step, pending, history)
-            pending, evaluated_at = [], step
-            stopped_early = stopping.should_stop(metrics[config.monitor])
+    def report(step: StepReport) -> None:
         if on_progress is not None:
-            rate = (step - session_step) * config.batch_size / (time.perf_counter() - session_start)
-            shown = metrics if evaluated_at == step else None
-            on_progress(Progress(step, config.steps, last_loss, rate, shown))
-        if config.checkpoint_every > 0 and step % config.checkpoint_every == 0:
-            save()
-    if evaluated_at != step:  # resumed from the checkpoint written at the very end
-        metrics = {name: value for s, name, value in history if s == step}
-        if not metrics:
-            metrics = _evaluate(run, config, step, pending, history)
-            pending = []
-    save()
-    run.model.eval()
+            rate = step.steps_per_second * config.batch_size
+            on_progress(Progress(step.step, step.steps, step.loss, rate, step.metrics))
+
+    loop_started = time.perf_counter()
+    result = train_loop(
+        run,
+        make_optimizer(config, run.model.parameters()),
+        settings,
+        data_rng=np.random.default_rng([config.seed, _DATA]),
+        eval_rng=lambda step: np.random.default_rng([config.seed, _EVAL, step]),
+        checkpoint=checkpoint,
+        resume=resume,
+        on_step=report,
+    )
+    loop_seconds = time.perf_counter() - loop_started
     with torch.no_grad():
         artifacts = run.artifacts(np.random.default_rng([config.seed, _ARTIFACTS]))
-    final = {**metrics, "steps": float(step), "stopped_early": float(stopped_early)}
-    wall = wall_before + time.perf_counter() - started
-    return RunOutput(final, history, artifacts, step, wall)
+    # the loop's wall time spans every session of a resumed run; add this one's set-up
+    wall = result.wall_seconds + time.perf_counter() - started - loop_seconds
+    final = {
+        **result.metrics,
+        "steps": float(result.steps_done),
+        "stopped_early": float(result.stopped_early),
+    }
+    return RunOutput(final, result.history, artifacts, result.steps_done, wall)
 
 
 def run(
@@ -183,18 +127,3 @@ def run(
     if fitted is not None:
         return fitted
     return train(experiment, config, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
-
-
-def _evaluate(
-    run: Any, config: TrainConfig, step: int, pending: list[float], history: list[Any]
-) -> dict[str, float]:
-    run.model.eval()
-    with torch.no_grad():
-        metrics = dict(run.evaluate(np.random.default_rng([config.seed, _EVAL, step])))
-    if pending:
-        metrics["train_loss"] = float(np.mean(pending))
-    if config.monitor not in metrics:
-        known = ", ".join(sorted(metrics))
-        raise ValueError(f"monitor: the run reports no metric {config.monitor!r}; it has {known}")
-    history.extend((step, name, float(value)) for name, value in sorted(metrics.items()))
-    return metrics

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from memrnn.runner.checkpoint import load_checkpoint, save_checkpoint
+from memrnn.training.checkpoint import load_checkpoint, save_checkpoint
 
 
 def test_round_trip(tmp_path: Path) -> None:

@@ -1,0 +1,298 @@
+"""The one gradient-descent loop of memrnn: seeded, checkpointed, resumable.
+
+Every model trained by gradient descent goes through :func:`train_loop`: the runs of the
+experiments (a step budget, evaluated every so many steps), the Dyck language models of
+Hewitt et al. (2020) (epochs, evaluated on the dev set after each, the learning rate
+halved on a plateau, the best weights kept) and the deep baselines of Paassen et al.
+(2021) (one word per Adam step, no evaluation). What differs between them is data: a
+:class:`LoopSettings` and the :class:`Steps` the loop drives.
+
+A resumed run is identical to an uninterrupted one: a checkpoint holds the model, the
+optimiser, the learning-rate schedule, the training data's random state, torch's random
+state and the loop's own state, and every evaluation draws its data from a generator of
+its own (``eval_rng(step)``), so evaluating never disturbs training.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from memrnn.training.checkpoint import load_checkpoint, save_checkpoint
+
+History = list[tuple[int, str, float]]  # (step, metric, value) of each evaluation
+
+
+class Steps(Protocol):
+    """What the loop trains: a model, its batches and its loss, and how to score it."""
+
+    @property
+    def model(self) -> nn.Module:
+        """The network being trained, on its device."""
+
+    def training_batch(self, rng: np.random.Generator) -> Any:
+        """The next training batch, drawn from ``rng`` (the only source of randomness)."""
+
+    def loss(self, batch: Any) -> Tensor:
+        """The scalar training loss of ``self.model`` on ``batch``."""
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        """Metrics of the model now; must include the settings' ``monitor``."""
+
+
+class Schedule(Protocol):
+    """A learning-rate schedule stepped with the monitored value after each evaluation
+    (``torch.optim.lr_scheduler.ReduceLROnPlateau`` is one)."""
+
+    def step(self, metrics: float) -> None: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """How long to train, when to evaluate and checkpoint, and when to stop.
+
+    Attributes:
+        steps: optimiser steps at most.
+        clip: clip the gradient's global norm to this (0: no clipping).
+        eval_every: evaluate every this many steps (0: only after the last step). The
+            loop always evaluates after its last step, so a run ends with metrics.
+        checkpoint_every: write a checkpoint every this many steps (0: only at the end).
+        patience: stop after this many evaluations in a row without an improvement
+            (0: never stop early).
+        monitor: the metric that early stopping, ``keep_best`` and the schedule read.
+        monitor_mode: "min" if smaller is better, "max" if larger is.
+        margin: an evaluation improves on the best only by more than this.
+        keep_best: end with the weights of the best evaluation instead of the last.
+    """
+
+    steps: int
+    clip: float = 0.0
+    eval_every: int = 0
+    checkpoint_every: int = 0
+    patience: int = 0
+    monitor: str = "loss"
+    monitor_mode: Literal["min", "max"] = "min"
+    margin: float = 0.0
+    keep_best: bool = False
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """Where a run is, after each optimiser step; ``metrics`` when it evaluated."""
+
+    step: int
+    steps: int
+    loss: float
+    steps_per_second: float
+    metrics: dict[str, float] | None = None
+
+
+@dataclass
+class LoopResult:
+    """What a finished loop hands back."""
+
+    metrics: dict[str, float]
+    history: History
+    steps_done: int
+    stopped_early: bool
+    best_step: int
+    wall_seconds: float
+
+
+@dataclass
+class _State:
+    """The loop's own state: everything a checkpoint needs besides model and optimiser."""
+
+    step: int = 0
+    pending: list[float] = field(default_factory=list)  # losses since the last evaluation
+    history: History = field(default_factory=list)
+    best: float | None = None
+    best_step: int = 0
+    bad: int = 0
+    best_weights: dict[str, Tensor] | None = None
+    wall_before: float = 0.0
+
+    def improved(self, settings: LoopSettings, value: float) -> bool:
+        sign = 1.0 if settings.monitor_mode == "max" else -1.0
+        return self.best is None or sign * (value - self.best) > settings.margin
+
+    def exhausted(self, settings: LoopSettings) -> bool:
+        return settings.patience > 0 and self.bad >= settings.patience
+
+
+def train_loop(
+    steps: Steps,
+    optimizer: torch.optim.Optimizer,
+    settings: LoopSettings,
+    *,
+    data_rng: np.random.Generator,
+    eval_rng: Callable[[int], np.random.Generator],
+    schedule: Schedule | None = None,
+    checkpoint: Path | None = None,
+    resume: bool = False,
+    on_step: Callable[[StepReport], None] | None = None,
+) -> LoopResult:
+    """Train ``steps.model`` with ``optimizer`` as ``settings`` say; return its metrics.
+
+    With ``checkpoint``, state is written there every ``settings.checkpoint_every`` steps
+    and at the end; with ``resume`` too, training continues from that file if it exists.
+    ``on_step`` is called after every optimiser step (and may raise to stop the run).
+    """
+    started = time.perf_counter()
+    model = steps.model
+    state = _State(best_weights=_copy(model) if settings.keep_best else None)
+    if resume and checkpoint is not None and checkpoint.exists():
+        state = _restore(checkpoint, model, optimizer, schedule, data_rng)
+
+    def save() -> None:
+        if checkpoint is not None:
+            wall = state.wall_before + time.perf_counter() - started
+            _save(checkpoint, state, wall, model, optimizer, schedule, data_rng)
+
+    metrics = _last_metrics(state.history, state.step)
+    stopped = state.exhausted(settings)
+    session_start, session_step = time.perf_counter(), state.step
+    while state.step < settings.steps and not stopped:
+        model.train()
+        loss = steps.loss(steps.training_batch(data_rng))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if settings.clip > 0:
+            nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
+        optimizer.step()
+        state.step += 1
+        value = float(loss.detach())
+        if not math.isfinite(value):
+            raise FloatingPointError(f"training loss became {value} at step {state.step}")
+        state.pending.append(value)
+        due = settings.eval_every > 0 and state.step % settings.eval_every == 0
+        evaluated = due or state.step == settings.steps
+        if evaluated:
+            metrics = _evaluate(steps, settings, state, eval_rng(state.step))
+            stopped = _judge(settings, state, model, metrics[settings.monitor], schedule)
+        if on_step is not None:
+            rate = (state.step - session_step) / (time.perf_counter() - session_start)
+            on_step(
+                StepReport(state.step, settings.steps, value, rate, metrics if evaluated else None)
+            )
+        if settings.checkpoint_every > 0 and state.step % settings.checkpoint_every == 0:
+            save()
+    if not metrics:  # nothing evaluated yet: a run of zero steps left, or resumed before it
+        metrics = _evaluate(steps, settings, state, eval_rng(state.step))
+    save()
+    if settings.keep_best and state.best_weights is not None:
+        model.load_state_dict(state.best_weights)
+    model.eval()
+    wall = state.wall_before + time.perf_counter() - started
+    return LoopResult(metrics, state.history, state.step, stopped, state.best_step, wall)
+
+
+def _evaluate(
+    steps: Steps, settings: LoopSettings, state: _State, rng: np.random.Generator
+) -> dict[str, float]:
+    steps.model.eval()
+    with torch.no_grad():
+        metrics = dict(steps.evaluate(rng))
+    if state.pending:
+        metrics["train_loss"] = float(np.mean(state.pending))
+    state.pending = []
+    if settings.monitor not in metrics:
+        known = ", ".join(sorted(metrics))
+        raise ValueError(f"monitor: the run reports no metric {settings.monitor!r}; it has {known}")
+    state.history.extend((state.step, name, float(v)) for name, v in sorted(metrics.items()))
+    return metrics
+
+
+def _judge(
+    settings: LoopSettings,
+    state: _State,
+    model: nn.Module,
+    value: float,
+    schedule: Schedule | None,
+) -> bool:
+    """Record an evaluation: best so far, patience, schedule. Whether to stop."""
+    if schedule is not None:
+        schedule.step(value)
+    if state.improved(settings, value):
+        state.best, state.best_step, state.bad = value, state.step, 0
+        if settings.keep_best:
+            state.best_weights = _copy(model)
+    else:
+        state.bad += 1
+    return state.exhausted(settings)
+
+
+def _last_metrics(history: History, step: int) -> dict[str, float]:
+    return {name: value for s, name, value in history if s == step}
+
+
+def _copy(model: nn.Module) -> dict[str, Tensor]:
+    return copy.deepcopy(model.state_dict())
+
+
+def _save(
+    path: Path,
+    state: _State,
+    wall: float,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    schedule: Schedule | None,
+    data_rng: np.random.Generator,
+) -> None:
+    save_checkpoint(
+        path,
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "schedule": schedule.state_dict() if schedule is not None else None,
+            "data_rng": data_rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "step": state.step,
+            "pending": state.pending,
+            "history": [list(h) for h in state.history],
+            "best": state.best,
+            "best_step": state.best_step,
+            "bad_evals": state.bad,
+            "best_weights": state.best_weights,
+            "wall_seconds": wall,
+        },
+    )
+
+
+def _restore(
+    path: Path,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    schedule: Schedule | None,
+    data_rng: np.random.Generator,
+) -> _State:
+    saved = load_checkpoint(path)
+    model.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    if schedule is not None and saved["schedule"] is not None:
+        schedule.load_state_dict(saved["schedule"])
+    data_rng.bit_generator.state = saved["data_rng"]
+    torch.set_rng_state(saved["torch_rng"])
+    return _State(
+        step=saved["step"],
+        pending=list(saved["pending"]),
+        history=[(int(s), str(n), float(v)) for s, n, v in saved["history"]],
+        best=saved["best"],
+        best_step=saved["best_step"],
+        bad=saved["bad_evals"],
+        best_weights=saved["best_weights"],
+        wall_before=saved["wall_seconds"],
+    )
