@@ -11,15 +11,14 @@ from memrnn.languages.lr1 import LR1Automaton, automaton
 from memrnn.languages.sampling import sample_words
 from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
 from memrnn.reservoir.rsm import (
-    NO_PUSH,
     ReencodingStack,
     ReservoirStackMachine,
     StackEncoder,
-    StackTeacher,
     TrainingSets,
     teacher_forcing,
 )
 from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
 def lr1_data(lr1: LR1Automaton, word: str) -> tuple[np.ndarray, StackTeacher, np.ndarray]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.tasks.ntm import BITS, NO_PUSH, PLACEHOLDER, copy_example, nonterminal_codes
+from memrnn.tasks.ntm import BITS, PLACEHOLDER, copy_example, nonterminal_codes
+from memrnn.tasks.stack_teacher import NO_PUSH
 
 
 def _replay(example, depth_of_output: int) -> list[np.ndarray]:  # type: ignore[no-untyped-def]

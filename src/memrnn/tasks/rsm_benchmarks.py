@@ -25,10 +25,10 @@ import numpy as np
 
 from memrnn.languages.lr1 import automaton
 from memrnn.languages.sampling import sample_words
-from memrnn.reservoir.rsm import StackTeacher
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.ntm import copy_example
 from memrnn.tasks.ntm import nonterminal_codes as copy_nonterminals
+from memrnn.tasks.stack_teacher import StackTeacher
 
 LANGUAGE_TASKS = ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json")
 NTM_TASKS = ("latch", "copy", "repeat_copy")
