@@ -4,7 +4,7 @@ latch, copy and repeat copy (the NTM benchmarks) and the six languages Dyck1, Dy
 Dyck3, a^n b^n, palindromes and JSON. Each data set holds, per sequence, the inputs, the
 desired output at every input step (what every model is scored on), and the teacher of
 the stack machines (Algorithm 1's actions for latch and the languages, the stack
-heuristic of ``memrnn.tasks.ntm`` for the copy tasks).
+heuristic of ``memrnn.tasks.bit_copy`` for the copy tasks).
 
 Lengths, as the paper states them: language and latch words up to length 50 in
 training and from length 50 (to 100 here) in testing; copy sequences of 1 to 20 bit
@@ -25,9 +25,9 @@ import numpy as np
 
 from memrnn.languages.lr1 import automaton
 from memrnn.languages.sampling import sample_words
+from memrnn.tasks.bit_copy import copy_example
+from memrnn.tasks.bit_copy import nonterminal_codes as copy_nonterminals
 from memrnn.tasks.lr1_data import LR1Coding
-from memrnn.tasks.ntm import copy_example
-from memrnn.tasks.ntm import nonterminal_codes as copy_nonterminals
 from memrnn.tasks.stack_teacher import StackTeacher
 
 LANGUAGE_TASKS = ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.tasks.ntm import BITS, PLACEHOLDER, copy_example, nonterminal_codes
+from memrnn.tasks.bit_copy import BITS, PLACEHOLDER, copy_example, nonterminal_codes
 from memrnn.tasks.stack_teacher import NO_PUSH
 
 
