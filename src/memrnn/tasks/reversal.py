@@ -26,8 +26,7 @@ import torch
 from torch import Tensor
 
 from memrnn.checks import is_int
-
-IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
+from memrnn.tasks.base import IGNORE_INDEX
 
 
 @dataclass(frozen=True)
