@@ -67,3 +67,10 @@ def test_bad_arguments() -> None:
         copy_example(rng, 21)
     with pytest.raises(ValueError, match="repeats: must be at least 1, got 0"):
         copy_example(rng, 3, repeats=0)
+
+
+def test_teacher() -> None:
+    example = copy_example(np.random.default_rng(1), length=3, repeats=2)
+    teacher = example.teacher
+    assert teacher.actions is example.actions and teacher.shift is example.shift
+    assert teacher.outputs is example.teacher_outputs

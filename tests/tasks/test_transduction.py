@@ -9,6 +9,7 @@ import torch
 
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV, sample_pair, svo_to_sov
+from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.transduction import (
     TASKS,
     TransductionBatch,
@@ -159,6 +160,26 @@ def test_deterministic_given_the_seed(name: str) -> None:
     assert torch.equal(first.inputs, again.inputs)
     assert torch.equal(first.targets, again.targets)
     assert not torch.equal(first.inputs[:, :5], other.inputs[:, :5])
+
+
+def test_the_contracts_batch_is_sample_batchs() -> None:
+    task = TransductionTask("svo_sov")
+    batch = task.sample_batch(np.random.default_rng(5), 4, 8, 16)
+    plain = sample_batch(task, np.random.default_rng(5), 4, 8, 16)
+    assert torch.equal(batch.inputs, plain.inputs) and torch.equal(batch.targets, plain.targets)
+    assert torch.equal(batch.mask, plain.targets != IGNORE)
+    assert (task.train_lengths, task.test_lengths) == ((8, 64), (65, 128))
+
+
+def test_teacher_forced_coarse_and_fine() -> None:
+    task = TransductionTask("copy", vocab_size=4)
+    pairs = [([2, 0], [2, 0]), ([1], [1])]
+    b = task.make_batch(pairs)
+    batch = TaskBatch(b.inputs, b.targets, b.targets != IGNORE)
+    logits = torch.nn.functional.one_hot(b.targets.clamp(min=0), task.output_size).float()
+    logits[0, 4] = logits[0, 4].roll(1)  # row 0: 2, then wrong at 0, then </s>
+    scores = task.score(logits, batch)
+    assert scores == {"accuracy": 0.5, "coarse": 0.5, "fine": (1 / 3 + 1) / 2}
 
 
 def test_to_input() -> None:

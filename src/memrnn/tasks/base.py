@@ -78,6 +78,11 @@ class TaskBatch:
             raise ValueError(f"teachers: expected one per sequence ({shape[0]}), got {count}")
 
     @classmethod
+    def of_class_targets(cls, inputs: Tensor, targets: Tensor) -> TaskBatch:
+        """The batch whose scored steps are those with a class, not ``IGNORE_INDEX``."""
+        return cls(inputs, targets, targets != IGNORE_INDEX)
+
+    @classmethod
     def of_vector_sequences(
         cls,
         inputs: list[np.ndarray],
@@ -100,13 +105,20 @@ class TaskBatch:
 class Task(ABC):
     """A task on the contract of the module docstring.
 
-    Subclasses set ``input_kind`` and ``output_kind``, give the four sizes and ranges
-    below, implement ``_sample`` (its arguments already checked) and, for metrics of their
-    own, override ``_metrics``.
+    Subclasses set ``input_kind``, ``output_kind``, ``train_lengths`` and
+    ``test_lengths``, give the two sizes below, implement ``_sample`` (its arguments
+    already checked) and, for metrics of their own, override ``_metrics``.
+
+    Attributes:
+        train_lengths: the (min, max) lengths its paper trains on; what a length counts
+            is the task's own (source symbols, string tokens, key-value pairs, ...).
+        test_lengths: the (min, max) lengths its paper tests generalisation on.
     """
 
     input_kind: ClassVar[InputKind]
     output_kind: ClassVar[OutputKind]
+    train_lengths: tuple[int, int]
+    test_lengths: tuple[int, int]
 
     @property
     @abstractmethod
@@ -117,17 +129,6 @@ class Task(ABC):
     @abstractmethod
     def output_size(self) -> int:
         """The number of output classes, or the width of an output vector."""
-
-    @property
-    @abstractmethod
-    def train_lengths(self) -> tuple[int, int]:
-        """The (min, max) lengths its paper trains on; what a length counts is the
-        task's own (source symbols, string tokens, key-value pairs, ...)."""
-
-    @property
-    @abstractmethod
-    def test_lengths(self) -> tuple[int, int]:
-        """The (min, max) lengths its paper tests generalisation on."""
 
     def sample_batch(
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int

@@ -52,6 +52,7 @@ predictions against ``TransductionBatch.gold``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -62,10 +63,15 @@ from torch import Tensor
 from memrnn.checks import is_int
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
-from memrnn.tasks.base import IGNORE_INDEX
+from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
+from memrnn.tasks.registry import register_task
+from memrnn.tasks.transduction_metrics import coarse, fine
 
 TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
 """The task names."""
+
+TRAIN_LENGTHS = (8, 64)  # source lengths, section 4
+TEST_LENGTHS = (65, 128)
 
 # The ITG tasks and the grammar each uses unless given another.
 _DEFAULT_GRAMMARS = {"svo_sov": SVO_TO_SOV, "conjugation": GENDERLESS_TO_GENDERED}
@@ -96,8 +102,14 @@ class TransductionBatch:
         return [row[row != IGNORE_INDEX].tolist() for row in self.targets]
 
 
-class TransductionTask:
+class TransductionTask(Task):
     """One of the five tasks (``TASKS``) with its vocabularies and special ids.
+
+    On the Task contract (:mod:`memrnn.tasks.base`) a length is a source length, a batch
+    is :func:`sample_batch`'s with the scored steps as its mask, and the task's metrics
+    are ``coarse`` and ``fine`` (:mod:`memrnn.tasks.transduction_metrics`) of the largest
+    logits at the scored steps, which are teacher forced: each step reads the gold
+    prefix, not the model's own earlier outputs.
 
     Args:
         name: the task.
@@ -110,6 +122,11 @@ class TransductionTask:
         UserError: (a ValueError) an unknown task.
         ValueError: ``vocab_size`` for an ITG task, ``grammar`` for another, or a bad value.
     """
+
+    input_kind = "tokens"
+    output_kind = "classes"
+    train_lengths = TRAIN_LENGTHS
+    test_lengths = TEST_LENGTHS
 
     def __init__(
         self, name: str, vocab_size: int | None = None, grammar: ITG | None = None
@@ -194,6 +211,20 @@ class TransductionTask:
     def output_size(self) -> int:
         """V + 1 output ids."""
         return self.target_vocab + 1
+
+    def _sample(
+        self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
+    ) -> TaskBatch:
+        batch = self.make_batch(self.sample_pairs(rng, batch_size, min_length, max_length))
+        return TaskBatch.of_class_targets(batch.inputs, batch.targets)
+
+    def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
+        predicted = outputs.argmax(dim=-1).cpu()
+        rows = range(len(batch.mask))
+        mask, targets = batch.mask.cpu(), batch.targets.cpu()
+        gold = [targets[b][mask[b]].tolist() for b in rows]
+        guesses = [predicted[b][mask[b]].tolist() for b in rows]
+        return {"coarse": coarse(guesses, gold), "fine": fine(guesses, gold)}
 
     def to_input(self, output_ids: Tensor) -> Tensor:
         """The input ids that feed predicted output ids back: t -> S + t, ``</s>`` -> the
@@ -311,3 +342,7 @@ def sample_batch(
     if not is_int(batch_size) or batch_size < 1:
         raise ValueError(f"batch_size: expected an int >= 1, got {batch_size!r}")
     return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
+
+
+for _name in TASKS:
+    register_task(_name, functools.partial(TransductionTask, _name))
