@@ -47,6 +47,8 @@ def test_bracket_closing_is_the_model_based_metric() -> None:
     swapped = outputs.clone()
     swapped[..., 2], swapped[..., 3] = outputs[..., 3], outputs[..., 2]
     assert task.score(swapped, batch)["bracket_closing"] == 0.0
+    # outputs straight from training, with their graph, are scored as they are
+    assert task.score(outputs.requires_grad_(), batch)["bracket_closing"] == 1.0
 
 
 def test_bad_arguments() -> None:

@@ -157,6 +157,7 @@ class Task(ABC):
     ) -> TaskBatch:
         """``sample_batch`` once its arguments are checked."""
 
+    @torch.no_grad()
     def score(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
         """The metrics of ``outputs`` (B, T, output_size) on ``batch``: ``accuracy``, the
         fraction of sequences right at every scored step (the largest logit is the target

@@ -94,7 +94,7 @@ class DyckLMTask(Task):
         return TaskBatch.of_class_targets(torch.from_numpy(inputs), torch.from_numpy(targets))
 
     def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
-        probs = torch.softmax(outputs.detach(), dim=-1).double().cpu().numpy()
+        probs = torch.softmax(outputs, dim=-1).double().cpu().numpy()
         mask, targets = batch.mask.cpu(), batch.targets.cpu()
         strings = [targets[b][mask[b]].numpy() for b in range(len(mask))]
         return {"bracket_closing": closing_scores(probs, strings, self.k).mean}
