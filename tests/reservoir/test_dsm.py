@@ -21,9 +21,10 @@ from memrnn.reservoir.dsm import (
     _word,
 )
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.reservoir.rsm import NO_PUSH, StackTeacher, TrainingSets, teacher_forcing
+from memrnn.reservoir.rsm import TrainingSets, teacher_forcing
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.rsm_benchmarks import make_dataset
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
 def _lr1_sets(

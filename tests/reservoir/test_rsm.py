@@ -11,15 +11,14 @@ from memrnn.languages.lr1 import LR1Automaton, automaton
 from memrnn.languages.sampling import sample_words
 from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
 from memrnn.reservoir.rsm import (
-    NO_PUSH,
     ReencodingStack,
     ReservoirStackMachine,
     StackEncoder,
-    StackTeacher,
     TrainingSets,
     teacher_forcing,
 )
 from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
 def lr1_data(lr1: LR1Automaton, word: str) -> tuple[np.ndarray, StackTeacher, np.ndarray]:
@@ -135,7 +134,7 @@ def test_estimator_contract_and_errors() -> None:
 
 def test_ridge_output_keeps_its_channels_apart() -> None:
     """Copy at depth 6: the ridge c_out reads eight different bits off one stack position."""
-    from memrnn.tasks.ntm import copy_example, nonterminal_codes
+    from memrnn.tasks.bit_copy import copy_example, nonterminal_codes
 
     rng = np.random.default_rng(0)
     examples = [copy_example(rng, int(rng.integers(1, 7)), depth=6) for _ in range(40)]

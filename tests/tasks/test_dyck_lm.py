@@ -10,7 +10,6 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from memrnn.constructions import build
 from memrnn.languages.dyck import make_splits
 from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.tasks.dyck_lm import (
@@ -22,18 +21,7 @@ from memrnn.tasks.dyck_lm import (
     pad,
     perplexity,
 )
-
-
-class Oracle(nn.Module):
-    """Log-probabilities of a hand-built generator, in the LM's (B, T, V) layout."""
-
-    def __init__(self, k: int, m: int) -> None:
-        super().__init__()
-        self.net = build("lstm-onehot", k, m)
-
-    def forward(self, tokens: Tensor) -> Tensor:
-        probs = self.net(tokens.clamp(min=0))[:, :-1]
-        return torch.log(probs.clamp(min=1e-30))
+from tests.tasks.oracle import Oracle
 
 
 class Uniform(nn.Module):

@@ -24,3 +24,10 @@ def test_dyck1_outputs_mark_every_balanced_prefix() -> None:
     example = LR1Coding(automaton("dyck1")).example("()(())")
     # row t+1 is read before symbol t+1 is shifted: it judges the prefix of length t
     assert example.outputs[:, 0].tolist() == [0, 0, 1, 0, 0, 0, 1]
+
+
+def test_teacher() -> None:
+    example = LR1Coding(automaton("anbn")).example("ab")
+    teacher = example.teacher
+    assert teacher.actions is example.actions and teacher.outputs is example.outputs
+    assert teacher.shift is example.shift

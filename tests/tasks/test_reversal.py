@@ -159,3 +159,14 @@ def test_rng_must_be_a_generator() -> None:
 def test_make_batch_rejects_wrong_rank() -> None:
     with pytest.raises(ValueError, match="sequences"):
         ReversalTask().make_batch(torch.tensor([0, 1, 1]))
+
+
+def test_the_contract_draws_a_length_then_the_batch() -> None:
+    task = ReversalTask(4)
+    batch = task.sample_batch(np.random.default_rng(3), 5, 2, 6)
+    rng = np.random.default_rng(3)
+    plain = task.sample(rng, 5, int(rng.integers(2, 7)))
+    assert torch.equal(batch.inputs, plain.inputs) and torch.equal(batch.targets, plain.targets)
+    assert torch.equal(batch.mask, plain.targets != IGNORE_INDEX)
+    logits = _logits_for(plain.targets.clamp(min=0).tolist(), 4)
+    assert task.score(logits, batch) == {"accuracy": 1.0}

@@ -9,13 +9,11 @@ import torch
 
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV, sample_pair, svo_to_sov
+from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.transduction import (
     TASKS,
     TransductionBatch,
     TransductionTask,
-    coarse,
-    cut_at_eos,
-    fine,
     sample_batch,
 )
 
@@ -164,6 +162,26 @@ def test_deterministic_given_the_seed(name: str) -> None:
     assert not torch.equal(first.inputs[:, :5], other.inputs[:, :5])
 
 
+def test_the_contracts_batch_is_sample_batchs() -> None:
+    task = TransductionTask("svo_sov")
+    batch = task.sample_batch(np.random.default_rng(5), 4, 8, 16)
+    plain = sample_batch(task, np.random.default_rng(5), 4, 8, 16)
+    assert torch.equal(batch.inputs, plain.inputs) and torch.equal(batch.targets, plain.targets)
+    assert torch.equal(batch.mask, plain.targets != IGNORE)
+    assert (task.train_lengths, task.test_lengths) == ((8, 64), (65, 128))
+
+
+def test_teacher_forced_coarse_and_fine() -> None:
+    task = TransductionTask("copy", vocab_size=4)
+    pairs = [([2, 0], [2, 0]), ([1], [1])]
+    b = task.make_batch(pairs)
+    batch = TaskBatch(b.inputs, b.targets, b.targets != IGNORE)
+    logits = torch.nn.functional.one_hot(b.targets.clamp(min=0), task.output_size).float()
+    logits[0, 4] = logits[0, 4].roll(1)  # row 0: 2, then wrong at 0, then </s>
+    scores = task.score(logits, batch)
+    assert scores == {"accuracy": 0.5, "coarse": 0.5, "fine": (1 / 3 + 1) / 2}
+
+
 def test_to_input() -> None:
     task = TransductionTask("copy", vocab_size=4)
     assert task.to_input(torch.tensor([[0, 3, 4]])).tolist() == [[4, 7, 10]]
@@ -171,72 +189,6 @@ def test_to_input() -> None:
         task.to_input(torch.tensor([5]))
     with pytest.raises(ValueError, match="output_ids: expected an integer tensor"):
         task.to_input(torch.tensor([0.0]))
-
-
-# --- metrics --------------------------------------------------------------------------
-
-
-def test_metrics_by_hand() -> None:
-    gold = [[1, 2, 9], [3, 9], [1, 2, 3, 9], [1, 2, 9]]  # 9 is </s>
-    predicted = [
-        [1, 2, 9],  # right: 3/3
-        [3, 1, 9],  # wrong at 1: 1/2
-        [1, 2, 9],  # too short, wrong at 2: 2/4
-        [1, 2, 3, 9],  # too long, wrong at 2: 2/3
-    ]
-    assert coarse(predicted, gold) == 0.25
-    assert fine(predicted, gold) == pytest.approx((1 + 1 / 2 + 2 / 4 + 2 / 3) / 4)
-
-
-def test_metrics_edge_cases() -> None:
-    gold = [[1, 2, 3, 9]]
-    assert fine([[1, 2]], gold) == 0.5  # cut off before </s>: wrong from position 2
-    assert fine([[]], gold) == 0.0
-    assert fine([[4, 2, 3, 9]], gold) == 0.0  # nothing counts after the first error
-    assert coarse([[1, 2, 3]], gold) == 0.0  # </s> missing
-    # Past gold's </s> nothing is looked at (decoding stops there).
-    assert coarse([[1, 2, 3, 9, 5]], gold) == 1.0
-    assert fine([[1, 2, 3, 9, 5]], gold) == 1.0
-
-
-def test_metrics_take_arrays_and_tensors() -> None:
-    gold = np.array([[1, 9], [2, 9]])
-    predicted = torch.tensor([[1, 9], [2, 1]])
-    assert coarse(predicted, gold) == 0.5
-    assert fine(predicted, gold) == 0.75
-    assert coarse([torch.tensor([1, 9])], [np.array([1, 9])]) == 1.0
-
-
-def test_metrics_reject_bad_input() -> None:
-    with pytest.raises(ValueError, match="predicted has 1 sequences but gold has 2"):
-        coarse([[1]], [[1], [1]])
-    with pytest.raises(ValueError, match="gold: no sequences"):
-        fine([], [])
-    with pytest.raises(ValueError, match="gold: every sequence needs at least its </s>"):
-        fine([[1]], [[]])
-    with pytest.raises(ValueError, match="predicted: expected a 2-D array"):
-        coarse(np.array([1, 2]), [[1], [2]])
-    with pytest.raises(ValueError, match="predicted: expected a sequence of id sequences"):
-        coarse([1, 2], [[1], [2]])  # type: ignore[list-item]
-
-
-def test_cut_at_eos() -> None:
-    predicted = torch.tensor([[1, 4, 2, 4], [1, 2, 3, 3], [4, 4, 4, 4]])
-    assert cut_at_eos(predicted, 4) == [[1, 4], [1, 2, 3, 3], [4]]
-    assert cut_at_eos([[4, 1], []], 4) == [[4], []]
-
-
-def test_metrics_on_a_perfect_and_a_shifted_decoding() -> None:
-    # Gold from a batch, predictions as a decoder of fixed length would return them.
-    task = TransductionTask("reversal", vocab_size=6)
-    batch = sample_batch(task, np.random.default_rng(2), 8, 3, 7)
-    gold = batch.gold()
-    padded = [g + [0] * (9 - len(g)) for g in gold]
-    assert coarse(cut_at_eos(padded, task.eos), gold) == 1.0
-    assert fine(cut_at_eos(padded, task.eos), gold) == 1.0
-    early = [[task.eos] * 9 for _ in gold]  # stops at once: nothing right
-    assert coarse(cut_at_eos(early, task.eos), gold) == 0.0
-    assert fine(cut_at_eos(early, task.eos), gold) == 0.0
 
 
 # --- argument checks ------------------------------------------------------------------

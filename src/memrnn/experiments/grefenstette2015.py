@@ -65,15 +65,8 @@ from memrnn.experiments.base import (
 )
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, greedy_decode
-from memrnn.tasks.transduction import (
-    TASKS,
-    TransductionBatch,
-    TransductionTask,
-    coarse,
-    cut_at_eos,
-    fine,
-    sample_batch,
-)
+from memrnn.tasks.transduction import TASKS, TransductionBatch, TransductionTask, sample_batch
+from memrnn.tasks.transduction_metrics import coarse, cut_at_eos, fine
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -25,7 +25,7 @@ from memrnn.reservoir.reservoirs import (
     random_reservoir,
 )
 from memrnn.reservoir.rmm import ReservoirMemoryMachine
-from memrnn.reservoir.rsm import ReservoirStackMachine, StackTeacher
+from memrnn.reservoir.rsm import ReservoirStackMachine
 
 __all__ = [
     "DeepSequenceModel",
@@ -34,7 +34,6 @@ __all__ = [
     "Reservoir",
     "ReservoirMemoryMachine",
     "ReservoirStackMachine",
-    "StackTeacher",
     "crj_input_signs",
     "crj_jumps",
     "crj_reservoir",

@@ -36,7 +36,8 @@ from memrnn.reservoir.deep import (
 )
 from memrnn.reservoir.esn import _as_sequences
 from memrnn.reservoir.reservoirs import _check_int
-from memrnn.reservoir.rsm import NO_PUSH, StackTeacher, _check_teacher
+from memrnn.reservoir.rsm import _check_teacher
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
 class GRUStack:
@@ -170,7 +171,7 @@ class DeepStackMachine(_TorchEstimator):
     """The reservoir stack machine with a trained GRU cell in place of the reservoir.
 
     The interface of ``ReservoirStackMachine``: ``fit(X, y, nonterminals=...)`` with one
-    :class:`~memrnn.reservoir.StackTeacher` per input sequence, ``predict(X)`` the
+    :class:`~memrnn.tasks.stack_teacher.StackTeacher` per input sequence, ``predict(X)`` the
     outputs y_1 .. y_{T+1}, (T_i + 1, L), by Algorithm 2 with each head's argmax as its
     decision.
 

@@ -34,8 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from memrnn.reservoir.esn import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
 from memrnn.reservoir.svm import SharedKernel, fit_classifiers
-
-NO_PUSH = -1  # c_push's answer when nothing is pushed
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
 class _Stack(Protocol):
@@ -102,23 +101,6 @@ class ReencodingStack:
         self._state = np.zeros(self.reservoir.n_neurons)  # lines 11-14
         for symbol in self.symbols:
             self._state = self.reservoir.step_batch(self._state, symbol)
-
-
-@dataclass(frozen=True)
-class StackTeacher:
-    """The desired stack behaviour for one input sequence of T symbols (Algorithm 4).
-
-    Attributes:
-        actions: T + 1 lists, one per step (the last for the end of the input), of the
-            (pop count, pushed nonterminal index or NO_PUSH) pairs applied before the
-            shift; the closing (0, NO_PUSH) is implied and must not be listed.
-        shift: (T + 1,) 1 where the input symbol is pushed after the actions.
-        outputs: (T + 1, L) the desired outputs y_1 .. y_{T+1}.
-    """
-
-    actions: Sequence[Sequence[tuple[int, int]]]
-    shift: np.ndarray
-    outputs: np.ndarray
 
 
 @dataclass

@@ -1,5 +1,37 @@
-"""Algorithmic tasks for memory-augmented recurrent networks."""
+"""Tasks for memory-augmented recurrent networks, on one contract (:mod:`memrnn.tasks.base`)
+and by name (:mod:`memrnn.tasks.registry`).
 
-from memrnn.tasks.reversal import IGNORE_INDEX, ReversalBatch, ReversalTask
+Importing this package registers every task of memrnn: the five transduction tasks of
+Grefenstette et al. (2015), the tutorial's reversal (Trask 2016), Dyck-(k,m) next-token
+prediction (Hewitt et al. 2020), associative retrieval (Ba et al. 2016) and the nine
+benchmarks of the reservoir stack machine (Paassen, Schulz, Hammer 2021).
+"""
 
-__all__ = ["IGNORE_INDEX", "ReversalBatch", "ReversalTask"]
+from memrnn.tasks.base import IGNORE_INDEX, StackTask, Task, TaskBatch
+from memrnn.tasks.bit_copy_task import BitCopyTask, BitRepeatCopyTask
+from memrnn.tasks.dyck_lm_task import DyckLMTask
+from memrnn.tasks.lr1_task import LR1LanguageTask
+from memrnn.tasks.registry import make_task, register_task, task_names
+from memrnn.tasks.retrieval_task import RetrievalTask
+from memrnn.tasks.reversal import ReversalBatch, ReversalTask
+from memrnn.tasks.stack_teacher import StackTeacher
+from memrnn.tasks.transduction import TransductionTask
+
+__all__ = [
+    "IGNORE_INDEX",
+    "BitCopyTask",
+    "BitRepeatCopyTask",
+    "DyckLMTask",
+    "LR1LanguageTask",
+    "RetrievalTask",
+    "ReversalBatch",
+    "ReversalTask",
+    "StackTask",
+    "StackTeacher",
+    "Task",
+    "TaskBatch",
+    "TransductionTask",
+    "make_task",
+    "register_task",
+    "task_names",
+]

@@ -143,12 +143,37 @@ def bracket_closing(
     for start in range(0, len(strings), batch):
         chunk = strings[start : start + batch]
         probs = torch.softmax(model(pad(chunk)), dim=-1).double().numpy()
-        for row, string in enumerate(chunk):
-            for t, bracket, distance in close_distances(np.asarray(string), k, every_open_prefix):
-                closes = probs[row, t, k : 2 * k]
-                ratio = closes[bracket] / closes.sum()
-                counts[distance][0] += int(ratio > CONFIDENT)
-                counts[distance][1] += 1
+        _count_closes(counts, probs, chunk, k, every_open_prefix)
+    return _closing_scores(counts)
+
+
+def closing_scores(
+    probs: np.ndarray, strings: Sequence[np.ndarray], k: int, *, every_open_prefix: bool = False
+) -> ClosingScores:
+    """The bracket-closing metric of next-token probabilities ``probs`` (B, T, V), row b's
+    step t the distribution of token t of ``strings[b]``."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    _count_closes(counts, probs, strings, k, every_open_prefix)
+    return _closing_scores(counts)
+
+
+def _count_closes(
+    counts: dict[int, list[int]],
+    probs: np.ndarray,
+    strings: Sequence[np.ndarray],
+    k: int,
+    every_open_prefix: bool,
+) -> None:
+    """Add each scored position's (confident, 1) to ``counts`` at its distance."""
+    for row, string in enumerate(strings):
+        for t, bracket, distance in close_distances(np.asarray(string), k, every_open_prefix):
+            closes = probs[row, t, k : 2 * k]
+            ratio = closes[bracket] / closes.sum()
+            counts[distance][0] += int(ratio > CONFIDENT)
+            counts[distance][1] += 1
+
+
+def _closing_scores(counts: dict[int, list[int]]) -> ClosingScores:
     by_distance = {d: (c[0], c[1]) for d, c in sorted(counts.items())}
     ps = [c / n for c, n in by_distance.values()]
     return ClosingScores(by_distance, float(np.mean(ps)) if ps else float("nan"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memrnn.languages.lr1 import LR1Automaton
+from memrnn.tasks.stack_teacher import StackTeacher
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,11 @@ class LR1Example:
     actions: list[list[tuple[int, int]]]
     shift: np.ndarray
     outputs: np.ndarray
+
+    @property
+    def teacher(self) -> StackTeacher:
+        """The stack machines' teacher for the word."""
+        return StackTeacher(self.actions, self.shift, self.outputs)
 
 
 class LR1Coding:

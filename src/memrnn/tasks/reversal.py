@@ -26,8 +26,13 @@ import torch
 from torch import Tensor
 
 from memrnn.checks import is_int
+from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
+from memrnn.tasks.registry import register_task
+from memrnn.tasks.scoring import class_hits, sequence_accuracy
 
-IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
+# The lengths the trask2016 experiment trains on and measures generalisation at.
+TRAIN_LENGTHS = (2, 6)
+TEST_LENGTHS = (12, 12)
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,21 @@ class ReversalBatch:
     sequences: Tensor
 
 
-class ReversalTask:
+@register_task("trask_reversal")
+class ReversalTask(Task):
     """The reversal task over a vocabulary of ``vocab_size`` symbols (the tutorial uses 2).
+
+    On the Task contract (:mod:`memrnn.tasks.base`) a length is L, one per batch, drawn
+    uniformly from the range before the batch; the decoding steps are scored.
 
     Args:
         vocab_size: k, the number of symbols; at least 2.
     """
+
+    input_kind = "vectors"
+    output_kind = "classes"
+    train_lengths = TRAIN_LENGTHS
+    test_lengths = TEST_LENGTHS
 
     def __init__(self, vocab_size: int = 2) -> None:
         if not is_int(vocab_size) or vocab_size < 2:
@@ -70,6 +84,13 @@ class ReversalTask:
     def output_size(self) -> int:
         """k: one logit per symbol."""
         return self.vocab_size
+
+    def _sample(
+        self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
+    ) -> TaskBatch:
+        length = int(rng.integers(min_length, max_length + 1))
+        batch = self.sample(rng, batch_size, length)
+        return TaskBatch.of_class_targets(batch.inputs, batch.targets)
 
     def sample(self, rng: np.random.Generator, batch_size: int, length: int) -> ReversalBatch:
         """``batch_size`` sequences of ``length`` symbols, uniform and i.i.d. from ``rng``."""
@@ -112,12 +133,10 @@ class ReversalTask:
         if not isinstance(logits, Tensor) or tuple(logits.shape) != want:
             got = tuple(logits.shape) if isinstance(logits, Tensor) else type(logits).__name__
             raise ValueError(f"logits: expected shape {want}, got {got}")
-        targets = batch.targets.to(logits.device)
-        scored = targets != IGNORE_INDEX
-        correct = (logits.argmax(dim=-1) == targets) & scored
+        scored = batch.targets.to(logits.device) != IGNORE_INDEX
+        correct = class_hits(logits, batch.targets, scored)
         token = correct.sum().item() / max(int(scored.sum().item()), 1)
-        sequence = (correct | ~scored).all(dim=1).to(torch.float64).mean().item()
-        return float(token), float(sequence)
+        return float(token), sequence_accuracy(correct, scored)
 
 
 def _check_positive_int(name: str, value: object) -> None:

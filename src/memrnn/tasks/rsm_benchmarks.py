@@ -4,7 +4,7 @@ latch, copy and repeat copy (the NTM benchmarks) and the six languages Dyck1, Dy
 Dyck3, a^n b^n, palindromes and JSON. Each data set holds, per sequence, the inputs, the
 desired output at every input step (what every model is scored on), and the teacher of
 the stack machines (Algorithm 1's actions for latch and the languages, the stack
-heuristic of ``memrnn.tasks.ntm`` for the copy tasks).
+heuristic of ``memrnn.tasks.bit_copy`` for the copy tasks).
 
 Lengths, as the paper states them: language and latch words up to length 50 in
 training and from length 50 (to 100 here) in testing; copy sequences of 1 to 20 bit
@@ -22,13 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from torch import Tensor
 
 from memrnn.languages.lr1 import automaton
 from memrnn.languages.sampling import sample_words
-from memrnn.reservoir.rsm import StackTeacher
+from memrnn.tasks.base import StackTask, TaskBatch
+from memrnn.tasks.bit_copy import copy_example
+from memrnn.tasks.bit_copy import nonterminal_codes as copy_nonterminals
 from memrnn.tasks.lr1_data import LR1Coding
-from memrnn.tasks.ntm import copy_example
-from memrnn.tasks.ntm import nonterminal_codes as copy_nonterminals
+from memrnn.tasks.scoring import mean_absolute_error
+from memrnn.tasks.stack_teacher import StackTeacher
 
 LANGUAGE_TASKS = ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json")
 NTM_TASKS = ("latch", "copy", "repeat_copy")
@@ -66,6 +69,23 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.inputs)
 
+    def as_batch(self) -> TaskBatch:
+        """The sequences padded into one batch of the Task contract, teachers included."""
+        return TaskBatch.of_vector_sequences(self.inputs, self.targets, tuple(self.teachers))
+
+
+class RSMBenchmarkTask(StackTask):
+    """What the nine benchmarks share on the Task contract: vector inputs, real-valued
+    targets at every input step (0/1 for latch and the languages, bits for the copy
+    tasks), a stack teacher per sequence, and the paper's mean absolute error
+    (``mae``, Tables 2 and 3) beside the accuracy of outputs rounded to the targets."""
+
+    input_kind = "vectors"
+    output_kind = "values"
+
+    def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
+        return {"mae": mean_absolute_error(outputs, batch.targets, batch.mask)}
+
 
 def scored_rows(task: str, stack_outputs: np.ndarray) -> np.ndarray:
     """The rows of a stack machine's (T + 1, L) outputs that ``Dataset.targets`` holds."""
@@ -87,10 +107,19 @@ def make_dataset(
     _check_task(task)
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n: expected an int >= 1, got {n!r}")
-    if task in COPY_TASKS:
-        return _copy_dataset(task, rng, n, test)
+    if task == "copy":
+        return copy_dataset(rng, n, (1, COPY_MAX_LENGTH))
+    if task == "repeat_copy":
+        return copy_dataset(rng, n, (1, REPEAT_MAX_LENGTH), repeats=(1, REPEATS[test]))
+    return language_dataset(task, rng, n, test_lengths if test else (1, TRAIN_MAX_LENGTH))
+
+
+def language_dataset(
+    task: str, rng: np.random.Generator, n: int, lengths: tuple[int, int]
+) -> Dataset:
+    """``n`` words of latch or a language (``task``) with lengths in ``lengths``."""
     coding = LR1Coding(automaton(task))
-    low, high = test_lengths if test else (1, TRAIN_MAX_LENGTH)
+    low, high = lengths
     if task == "anbn" and low % 2:  # a^n b^n has only even lengths; sampling needs one
         low += 1
     examples = [coding.example(word) for word in sample_words(task, rng, n, low, high)]
@@ -98,26 +127,34 @@ def make_dataset(
         task,
         [e.inputs for e in examples],
         [e.outputs[1:] for e in examples],
-        [StackTeacher(e.actions, e.shift, e.outputs) for e in examples],
+        [e.teacher for e in examples],
         coding.nonterminal_codes(),
         binary=True,
     )
 
 
-def _copy_dataset(task: str, rng: np.random.Generator, n: int, test: bool) -> Dataset:
+def copy_dataset(
+    rng: np.random.Generator,
+    n: int,
+    lengths: tuple[int, int],
+    repeats: tuple[int, int] | None = None,
+) -> Dataset:
+    """``n`` copy sequences of a number of bit vectors drawn uniformly from ``lengths``,
+    or with ``repeats`` repeat-copy sequences, each repeated a number of times drawn
+    uniformly from it (after its length)."""
     examples = []
     for _ in range(n):
-        if task == "copy":
-            examples.append(copy_example(rng, int(rng.integers(1, COPY_MAX_LENGTH + 1))))
+        length = int(rng.integers(lengths[0], lengths[1] + 1))
+        if repeats is None:
+            examples.append(copy_example(rng, length))
         else:
-            length = int(rng.integers(1, REPEAT_MAX_LENGTH + 1))
-            repeats = int(rng.integers(1, REPEATS[test] + 1))
-            examples.append(copy_example(rng, length, repeats))
+            times = int(rng.integers(repeats[0], repeats[1] + 1))
+            examples.append(copy_example(rng, length, times))
     return Dataset(
-        task,
+        "copy" if repeats is None else "repeat_copy",
         [e.inputs for e in examples],
         [e.outputs for e in examples],
-        [StackTeacher(e.actions, e.shift, e.teacher_outputs) for e in examples],
+        [e.teacher for e in examples],
         copy_nonterminals(),
         binary=False,
     )

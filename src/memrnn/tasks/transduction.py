@@ -46,19 +46,13 @@ targets[1]  -100  -100  1     4     -100  -100  -100
 
 To decode greedily, feed row b's first ``source_lengths[b] + 2`` inputs (``<s> source
 |||``), then each predicted output id t back as input id S + t (``to_input``), until the
-model emits ``</s>``; ``cut_at_eos`` trims fixed-length predictions at their first
-``</s>`` and ``coarse`` and ``fine`` score them against ``TransductionBatch.gold``.
-
-Metrics (the paper's section 4) on output-id sequences that include the final
-``</s>``: ``coarse`` is the fraction of sequences right up to and including ``</s>``;
-``fine`` the mean over sequences of (symbols right before the first error) / (gold length
-including ``</s>``).
-A prediction shorter or longer than gold is wrong from the first position where the two
-differ; what follows gold's ``</s>`` is not looked at (decoding stops there).
+model emits ``</s>``; :mod:`memrnn.tasks.transduction_metrics` trims and scores the
+predictions against ``TransductionBatch.gold``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,10 +63,15 @@ from torch import Tensor
 from memrnn.checks import is_int
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
-from memrnn.tasks.reversal import IGNORE_INDEX
+from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
+from memrnn.tasks.registry import register_task
+from memrnn.tasks.transduction_metrics import coarse, fine
 
 TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
 """The task names."""
+
+TRAIN_LENGTHS = (8, 64)  # source lengths, section 4
+TEST_LENGTHS = (65, 128)
 
 # The ITG tasks and the grammar each uses unless given another.
 _DEFAULT_GRAMMARS = {"svo_sov": SVO_TO_SOV, "conjugation": GENDERLESS_TO_GENDERED}
@@ -103,8 +102,14 @@ class TransductionBatch:
         return [row[row != IGNORE_INDEX].tolist() for row in self.targets]
 
 
-class TransductionTask:
+class TransductionTask(Task):
     """One of the five tasks (``TASKS``) with its vocabularies and special ids.
+
+    On the Task contract (:mod:`memrnn.tasks.base`) a length is a source length, a batch
+    is :func:`sample_batch`'s with the scored steps as its mask, and the task's metrics
+    are ``coarse`` and ``fine`` (:mod:`memrnn.tasks.transduction_metrics`) of the largest
+    logits at the scored steps, which are teacher forced: each step reads the gold
+    prefix, not the model's own earlier outputs.
 
     Args:
         name: the task.
@@ -117,6 +122,11 @@ class TransductionTask:
         UserError: (a ValueError) an unknown task.
         ValueError: ``vocab_size`` for an ITG task, ``grammar`` for another, or a bad value.
     """
+
+    input_kind = "tokens"
+    output_kind = "classes"
+    train_lengths = TRAIN_LENGTHS
+    test_lengths = TEST_LENGTHS
 
     def __init__(
         self, name: str, vocab_size: int | None = None, grammar: ITG | None = None
@@ -201,6 +211,20 @@ class TransductionTask:
     def output_size(self) -> int:
         """V + 1 output ids."""
         return self.target_vocab + 1
+
+    def _sample(
+        self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
+    ) -> TaskBatch:
+        batch = self.make_batch(self.sample_pairs(rng, batch_size, min_length, max_length))
+        return TaskBatch.of_class_targets(batch.inputs, batch.targets)
+
+    def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
+        predicted = outputs.argmax(dim=-1).cpu()
+        rows = range(len(batch.mask))
+        mask, targets = batch.mask.cpu(), batch.targets.cpu()
+        gold = [targets[b][mask[b]].tolist() for b in rows]
+        guesses = [predicted[b][mask[b]].tolist() for b in rows]
+        return {"coarse": coarse(guesses, gold), "fine": fine(guesses, gold)}
 
     def to_input(self, output_ids: Tensor) -> Tensor:
         """The input ids that feed predicted output ids back: t -> S + t, ``</s>`` -> the
@@ -320,67 +344,5 @@ def sample_batch(
     return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
 
 
-def cut_at_eos(
-    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray, eos: int
-) -> list[list[int]]:
-    """Each predicted id sequence up to and including its first ``eos`` (whole if none).
-
-    ``predicted`` is (B, T) ids, e.g. greedy predictions of a fixed number of steps.
-    """
-    out = []
-    for row in _rows("predicted", predicted):
-        out.append(row[: row.index(eos) + 1] if eos in row else row)
-    return out
-
-
-def coarse(
-    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray,
-    gold: Sequence[Sequence[int]] | Tensor | np.ndarray,
-) -> float:
-    """The fraction of sequences predicted right up to and including gold's ``</s>``."""
-    pairs = _paired(predicted, gold)
-    return sum(_correct_prefix(p, g) == len(g) for p, g in pairs) / len(pairs)
-
-
-def fine(
-    predicted: Sequence[Sequence[int]] | Tensor | np.ndarray,
-    gold: Sequence[Sequence[int]] | Tensor | np.ndarray,
-) -> float:
-    """The mean over sequences of (symbols right before the first error) / len(gold), gold
-    including its ``</s>``."""
-    pairs = _paired(predicted, gold)
-    return sum(_correct_prefix(p, g) / len(g) for p, g in pairs) / len(pairs)
-
-
-def _correct_prefix(predicted: list[int], gold: list[int]) -> int:
-    """How many of gold's symbols are predicted before the first difference."""
-    n = 0
-    for p, g in zip(predicted, gold, strict=False):  # a prediction may be shorter
-        if p != g:
-            break
-        n += 1
-    return n
-
-
-def _paired(predicted: object, gold: object) -> list[tuple[list[int], list[int]]]:
-    p, g = _rows("predicted", predicted), _rows("gold", gold)
-    if len(p) != len(g):
-        raise ValueError(f"predicted has {len(p)} sequences but gold has {len(g)}")
-    if not g:
-        raise ValueError("gold: no sequences to score")
-    if any(not row for row in g):
-        raise ValueError("gold: every sequence needs at least its </s>")
-    return list(zip(p, g, strict=True))
-
-
-def _rows(name: str, value: object) -> list[list[int]]:
-    """Id sequences as lists of ints, from a sequence of sequences or a 2-D array."""
-    if isinstance(value, (Tensor, np.ndarray)):
-        if value.ndim != 2:
-            raise ValueError(f"{name}: expected a 2-D array of ids, got {value.ndim}-D")
-        value = value.tolist()
-    if not isinstance(value, Sequence) or not all(
-        isinstance(row, (Sequence, Tensor, np.ndarray)) for row in value
-    ):
-        raise ValueError(f"{name}: expected a sequence of id sequences")
-    return [[int(x) for x in row] for row in value]
+for _name in TASKS:
+    register_task(_name, functools.partial(TransductionTask, _name))

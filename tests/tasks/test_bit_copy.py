@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.tasks.ntm import BITS, NO_PUSH, PLACEHOLDER, copy_example, nonterminal_codes
+from memrnn.tasks.bit_copy import BITS, PLACEHOLDER, copy_example, nonterminal_codes
+from memrnn.tasks.stack_teacher import NO_PUSH
 
 
 def _replay(example, depth_of_output: int) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
@@ -66,3 +67,10 @@ def test_bad_arguments() -> None:
         copy_example(rng, 21)
     with pytest.raises(ValueError, match="repeats: must be at least 1, got 0"):
         copy_example(rng, 3, repeats=0)
+
+
+def test_teacher() -> None:
+    example = copy_example(np.random.default_rng(1), length=3, repeats=2)
+    teacher = example.teacher
+    assert teacher.actions is example.actions and teacher.shift is example.shift
+    assert teacher.outputs is example.teacher_outputs

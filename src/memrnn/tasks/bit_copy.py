@@ -25,10 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+
 BITS = 8
 END = BITS  # the index of the end-of-sequence channel
 PLACEHOLDER = 0  # the index of S among the nonterminals
-NO_PUSH = -1  # an action that only pops (the RSM's NO_PUSH)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class CopyExample:
     actions: list[list[tuple[int, int]]]
     shift: np.ndarray
     teacher_outputs: np.ndarray
+
+    @property
+    def teacher(self) -> StackTeacher:
+        """The stack machines' teacher for the sequence."""
+        return StackTeacher(self.actions, self.shift, self.teacher_outputs)
 
 
 def nonterminal_codes() -> np.ndarray:

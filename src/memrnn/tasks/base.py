@@ -1,0 +1,187 @@
+"""The Task contract: what a model reads, what it must output, and how it is scored.
+
+After the ``GeneralizationTask`` of Delétang et al. (2023), *Neural Networks and the
+Chomsky Hierarchy*: a task states its input and output sizes, samples a batch of a given
+length range, and scores a model's outputs. Here a task also says whether its inputs are
+token ids or real vectors and its outputs classes or real values, samples from a seeded
+``numpy.random.Generator`` (no global random state, no files), marks the scored steps with
+a mask, and scores with its paper's own metrics beside a plain per-sequence accuracy.
+
+Layout, for B sequences padded to T steps:
+
+- ``inputs``: (B, T) int64 token ids in 0 .. input_size - 1, or (B, T, input_size)
+  float32 vectors;
+- ``targets``: (B, T) int64 classes in 0 .. output_size - 1 (``IGNORE_INDEX`` at the steps
+  not scored, so ``torch.nn.functional.cross_entropy`` skips them), or (B, T, output_size)
+  float32 values (zero at the steps not scored);
+- ``mask``: (B, T) bool, the scored steps;
+- a model's outputs: (B, T, output_size) floats, the one at step t computed after reading
+  inputs 0 .. t: logits for classes, the values themselves for values.
+
+A task that can say how a stack machine should drive its stack (Paassen, Schulz, Hammer
+2021: the LR(1) languages by Algorithm 1, the copy tasks by a stack heuristic) is a
+:class:`StackTask`: its batches carry one :class:`StackTeacher` per sequence.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from memrnn.checks import is_int
+from memrnn.tasks.scoring import check_outputs, class_hits, sequence_accuracy, value_hits
+from memrnn.tasks.stack_teacher import StackTeacher
+
+IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
+
+InputKind = Literal["tokens", "vectors"]
+OutputKind = Literal["classes", "values"]
+
+
+@dataclass(frozen=True)
+class TaskBatch:
+    """B sequences in the layout of the module docstring.
+
+    Attributes:
+        inputs: (B, T) int64 token ids or (B, T, input_size) float32 vectors.
+        targets: (B, T) int64 classes or (B, T, output_size) float32 values.
+        mask: (B, T) bool, True at the steps that are scored.
+        teachers: for a :class:`StackTask`, each sequence's stack teacher (T_b + 1 steps
+            for its T_b input steps); empty otherwise.
+    """
+
+    inputs: Tensor
+    targets: Tensor
+    mask: Tensor
+    teachers: tuple[StackTeacher, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("inputs", "targets", "mask"):
+            value = getattr(self, name)
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{name}: expected a tensor, got {type(value).__name__}")
+        if self.mask.dtype != torch.bool or self.mask.dim() != 2:
+            raise ValueError(f"mask: expected a (B, T) bool tensor, got {self.mask.dtype}")
+        shape = tuple(self.mask.shape)
+        for name in ("inputs", "targets"):
+            value = getattr(self, name)
+            if tuple(value.shape[:2]) != shape or value.dim() > 3:
+                got = tuple(value.shape)
+                raise ValueError(f"{name}: expected shape {shape} or {shape} + (size,), got {got}")
+        if self.teachers and len(self.teachers) != shape[0]:
+            count = len(self.teachers)
+            raise ValueError(f"teachers: expected one per sequence ({shape[0]}), got {count}")
+
+    @classmethod
+    def of_class_targets(cls, inputs: Tensor, targets: Tensor) -> TaskBatch:
+        """The batch whose scored steps are those with a class, not ``IGNORE_INDEX``."""
+        return cls(inputs, targets, targets != IGNORE_INDEX)
+
+    @classmethod
+    def of_vector_sequences(
+        cls,
+        inputs: list[np.ndarray],
+        targets: list[np.ndarray],
+        teachers: tuple[StackTeacher, ...] = (),
+    ) -> TaskBatch:
+        """Sequences of (T_b, n) input and (T_b, L) target vectors, padded with zeros to
+        the longest; every step of a sequence is scored, padding is not."""
+        if not inputs or len(inputs) != len(targets):
+            raise ValueError("inputs, targets: expected as many target as input sequences")
+        steps = max(len(x) for x in inputs)
+        x = np.zeros((len(inputs), steps, inputs[0].shape[1]), dtype=np.float32)
+        y = np.zeros((len(inputs), steps, targets[0].shape[1]), dtype=np.float32)
+        mask = np.zeros((len(inputs), steps), dtype=bool)
+        for b, (xb, yb) in enumerate(zip(inputs, targets, strict=True)):
+            x[b, : len(xb)], y[b, : len(yb)], mask[b, : len(xb)] = xb, yb, True
+        return cls(torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(mask), teachers)
+
+
+class Task(ABC):
+    """A task on the contract of the module docstring.
+
+    Subclasses set ``input_kind``, ``output_kind``, ``train_lengths`` and
+    ``test_lengths``, give the two sizes below, implement ``_sample`` (its arguments
+    already checked) and, for metrics of their own, override ``_metrics``.
+
+    Attributes:
+        train_lengths: the (min, max) lengths its paper trains on; what a length counts
+            is the task's own (source symbols, string tokens, key-value pairs, ...).
+        test_lengths: the (min, max) lengths its paper tests generalisation on.
+    """
+
+    input_kind: ClassVar[InputKind]
+    output_kind: ClassVar[OutputKind]
+    train_lengths: tuple[int, int]
+    test_lengths: tuple[int, int]
+
+    @property
+    @abstractmethod
+    def input_size(self) -> int:
+        """The number of input token ids, or the width of an input vector."""
+
+    @property
+    @abstractmethod
+    def output_size(self) -> int:
+        """The number of output classes, or the width of an output vector."""
+
+    def sample_batch(
+        self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
+    ) -> TaskBatch:
+        """``batch_size`` fresh sequences with lengths in [min_length, max_length], drawn
+        from ``rng`` only: the same generator state gives the same batch.
+
+        Raises:
+            TypeError: ``rng`` is not a ``numpy.random.Generator``.
+            ValueError: naming a bad count or length, or a range the task has no
+                sequence in.
+        """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+        counts = {"batch_size": batch_size, "min_length": min_length, "max_length": max_length}
+        for name, value in counts.items():
+            if not is_int(value) or value < 1:
+                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        if min_length > max_length:
+            raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
+        return self._sample(rng, int(batch_size), int(min_length), int(max_length))
+
+    @abstractmethod
+    def _sample(
+        self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
+    ) -> TaskBatch:
+        """``sample_batch`` once its arguments are checked."""
+
+    @torch.no_grad()
+    def score(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
+        """The metrics of ``outputs`` (B, T, output_size) on ``batch``: ``accuracy``, the
+        fraction of sequences right at every scored step (the largest logit is the target
+        class, or every value lies within 0.5 of its target), and the task's own.
+
+        Raises:
+            ValueError: ``outputs`` is not a float tensor of that shape.
+        """
+        check_outputs(outputs, batch.mask, self.output_size)
+        hits = class_hits if self.output_kind == "classes" else value_hits
+        accuracy = sequence_accuracy(hits(outputs, batch.targets, batch.mask), batch.mask)
+        return {"accuracy": accuracy, **self._metrics(outputs, batch)}
+
+    def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
+        """The task's own metrics of checked ``outputs``; none unless overridden."""
+        return {}
+
+
+class StackTask(Task):
+    """A task whose batches carry a stack teacher per sequence
+    (``TaskBatch.teachers``): the actions a reservoir or deep stack machine is taught by
+    teacher forcing (Paassen, Schulz, Hammer 2021, Algorithm 4)."""
+
+    @property
+    @abstractmethod
+    def nonterminals(self) -> np.ndarray:
+        """(K, input_size): the vector pushed for each nonterminal index of the actions."""
