@@ -58,7 +58,7 @@ import numpy as np
 
 from memrnn.checks import is_int
 from memrnn.errors import UserError
-from memrnn.runner.files import load_arrays, save_arrays
+from memrnn.io import load_arrays, save_arrays
 
 TOKEN_DTYPE = np.int32
 """The dtype of sampled and stored token arrays."""
