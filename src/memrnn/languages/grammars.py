@@ -100,7 +100,13 @@ from typing import TypeAlias
 
 import numpy as np
 
-from memrnn.checks import is_int
+from memrnn.validation import (
+    check_distribution,
+    check_float,
+    check_generator,
+    check_int,
+    check_int_range,
+)
 
 # "NAME<digits>" on a rule side is a nonterminal or terminal class with its alignment index.
 _REF = re.compile(r"([A-Z][A-Z_]*)(\d+)")
@@ -137,8 +143,7 @@ class ITGRule:
     probability: float
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.probability <= 1.0:
-            raise ValueError(f"probability: expected a number in (0, 1], got {self.probability}")
+        check_float("probability", self.probability, above=0.0, maximum=1.0)
         refs = [x for x in self.source if isinstance(x, Ref)]
         if len({r.index for r in refs}) != len(refs):
             raise ValueError(f"rule {self}: an index is used twice on the source side")
@@ -380,15 +385,11 @@ def sample_pair(
     """
     if not isinstance(grammar, ITG):
         raise ValueError(f"grammar: expected an ITG, got {type(grammar).__name__}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
-    for arg, value in (("min_length", min_length), ("max_length", max_length)):
-        if not is_int(value) or value < 1:
-            raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
-    if min_length > max_length:
-        raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
-    if not is_int(max_tries) or max_tries < 1:
-        raise ValueError(f"max_tries: expected an int >= 1, got {max_tries!r}")
+    check_generator("rng", rng)
+    min_length, max_length = check_int_range(
+        ("min_length", "max_length"), min_length, max_length, 1
+    )
+    check_int("max_tries", max_tries, 1)
     if grammar.min_length > max_length:
         raise ValueError(
             f"max_length: {max_length} is below the grammar's shortest source "
@@ -408,23 +409,6 @@ def _class(source: str, target: str, n: int) -> tuple[tuple[str, str], ...]:
     return tuple((f"{source}{i}", f"{target}{i}") for i in range(n))
 
 
-def _check_words_per_class(n: object) -> None:
-    if not is_int(n) or n < 1:  # type: ignore[operator]
-        raise ValueError(f"words_per_class: expected an int >= 1, got {n!r}")
-
-
-def _check_distribution(name: str, values: object, size: int) -> None:
-    """Raise unless ``values`` is ``size`` positive numbers summing to 1."""
-    ok = (
-        isinstance(values, Sequence)
-        and len(values) == size
-        and all(isinstance(x, (int, float, np.number)) and x > 0 for x in values)
-        and abs(sum(values) - 1.0) <= 1e-9
-    )
-    if not ok:
-        raise ValueError(f"{name}: expected {size} positive numbers summing to 1, got {values!r}")
-
-
 def svo_to_sov(words_per_class: int = 42, recursion: float = 1 / 5) -> ITG:
     """The SVO -> SOV grammar (module docstring).
 
@@ -433,9 +417,8 @@ def svo_to_sov(words_per_class: int = 42, recursion: float = 1 / 5) -> ITG:
         recursion: the probability of each of the two recursive rules of S and of O (the
             table's 1/5); the one-word rule gets 1 - 2 * recursion.
     """
-    _check_words_per_class(words_per_class)
-    if not isinstance(recursion, (int, float, np.number)) or not 0.0 < recursion < 0.5:
-        raise ValueError(f"recursion: expected a number in (0, 0.5), got {recursion!r}")
+    check_int("words_per_class", words_per_class, 1)
+    check_float("recursion", recursion, above=0.0, below=0.5)
     r = ITGRule.parse
     return ITG(
         "A",
@@ -472,9 +455,9 @@ def genderless_to_gendered(
         b: the probabilities of B's rules "or", "and" and "B V".
         v: the probabilities of V's rules "W B" and "W".
     """
-    _check_words_per_class(words_per_class)
-    _check_distribution("b", b, 3)
-    _check_distribution("v", v, 2)
+    check_int("words_per_class", words_per_class, 1)
+    check_distribution("b", b, 3)
+    check_distribution("v", v, 2)
     r = ITGRule.parse
     articles = [
         ("the", "der", "M"),

@@ -57,6 +57,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memrnn.errors import UserError
+from memrnn.validation import check_int
 
 END = "#"
 """The end symbol Algorithm 1 processes after the word; no automaton may use it."""
@@ -105,8 +106,7 @@ class Rule:
             raise ValueError(
                 f"lookahead: expected a non-empty string or None, got {self.lookahead!r}"
             )
-        if isinstance(self.pop, bool) or not isinstance(self.pop, int) or self.pop < 0:
-            raise ValueError(f"pop: expected an int >= 0, got {self.pop!r}")
+        check_int("pop", self.pop, 0)
         if not isinstance(self.push, str) or not self.push:
             raise ValueError(f"push: expected a non-empty string, got {self.push!r}")
 
@@ -270,10 +270,7 @@ class LR1Automaton:
                 )
             if rule.push not in phi:
                 raise ValueError(f"rules[{i}] {rule}: pushes {rule.push!r}, not a nonterminal")
-        if isinstance(max_reductions, bool) or not isinstance(max_reductions, int):
-            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
-        if max_reductions < 1:
-            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
+        check_int("max_reductions", max_reductions, 1)
         self.nonterminals: frozenset[str] = phi
         self.terminals: frozenset[str] = sigma
         self.rules: tuple[Rule, ...] = tuple(rules)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memrnn.errors import UserError
+from memrnn.validation import check_int
 
 _BRACKETS = {1: {")": "("}, 2: {")": "(", "]": "["}, 3: {")": "(", "]": "[", "}": "{"}}
 
@@ -43,8 +44,7 @@ def in_dyck(word: str, k: int) -> bool:
     remembered in order, so a list serves as their stack.
     """
     _check(word)
-    if k not in _BRACKETS:
-        raise ValueError(f"k: expected 1, 2 or 3, got {k!r}")
+    check_int("k", k, 1, len(_BRACKETS))
     if not word:
         return False
     closing = _BRACKETS[k]

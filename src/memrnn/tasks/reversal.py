@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
+from memrnn.validation import is_int
 
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 

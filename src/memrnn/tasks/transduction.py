@@ -66,10 +66,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
 from memrnn.tasks.reversal import IGNORE_INDEX
+from memrnn.validation import is_int
 
 TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
 """The task names."""
