@@ -100,6 +100,7 @@ from typing import TypeAlias
 
 import numpy as np
 
+from memrnn.languages.derivations import shortest_lengths
 from memrnn.validation import (
     check_distribution,
     check_float,
@@ -238,7 +239,12 @@ class ITG:
                 ]
                 if unknown:
                     raise ValueError(f"rules[{head!r}]: {rule} names unknown symbols {unknown}")
-        min_length = _min_lengths(self.rules, self.classes)
+        sources = {
+            head: [[x.name if isinstance(x, Ref) else None for x in r.source] for r in rules]
+            for head, rules in self.rules.items()
+        }
+        # a class derives one word; _side_min looks classes up too
+        min_length = shortest_lengths(sources, "rules", "pair") | dict.fromkeys(self.classes, 1)
         object.__setattr__(self, "_min_length", min_length)
         tables = {
             head: (
@@ -334,30 +340,6 @@ def _spell(root: _Node, side: int) -> list[str]:
 
 def _side_min(side: Sequence[Item], min_length: Mapping[str, int]) -> int:
     return sum(1 if isinstance(x, str) else min_length[x.name] for x in side)
-
-
-def _min_lengths(
-    rules: Mapping[str, tuple[ITGRule, ...]], classes: Mapping[str, object]
-) -> dict[str, int]:
-    """The fewest source words each symbol derives (a fixed point); a class derives one.
-
-    Raises ValueError if some nonterminal derives no finite pair.
-    """
-    inf = 1 << 60
-    best = dict.fromkeys(rules, inf) | dict.fromkeys(classes, 1)
-    changed = True
-    while changed:
-        changed = False
-        for head, alternatives in rules.items():
-            for rule in alternatives:
-                n = min(_side_min(rule.source, best), inf)
-                if n < best[head]:
-                    best[head] = n
-                    changed = True
-    stuck = sorted(head for head, n in best.items() if n >= inf)
-    if stuck:
-        raise ValueError(f"rules: {stuck} derive no finite pair")
-    return best
 
 
 def sample_pair(

@@ -65,29 +65,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memrnn.errors import UserError
+from memrnn.languages.derivations import shortest_lengths
 from memrnn.validation import check_distribution, check_generator, check_int, check_int_range
-
-
-def _min_lengths(productions: Mapping[str, tuple[tuple[str, float], ...]]) -> dict[str, int]:
-    """The length of the shortest word each nonterminal derives (a fixed point).
-
-    Raises ValueError if some nonterminal derives no finite word.
-    """
-    inf = 1 << 60
-    best = dict.fromkeys(productions, inf)
-    changed = True
-    while changed:
-        changed = False
-        for head, rules in productions.items():
-            for rhs, _ in rules:
-                n = sum(best.get(s, 1) for s in rhs)
-                if n < best[head]:
-                    best[head] = n
-                    changed = True
-    stuck = sorted(head for head, n in best.items() if n >= inf)
-    if stuck:
-        raise ValueError(f"productions: {stuck} derive no finite word")
-    return best
 
 
 @dataclass(frozen=True)
@@ -117,7 +96,8 @@ class ProbabilisticGrammar:
             if not rules:
                 raise ValueError(f"productions[{head!r}]: no right-hand sides")
             check_distribution(f"productions[{head!r}]", [p for _, p in rules], len(rules))
-        object.__setattr__(self, "_min_length", _min_lengths(self.productions))
+        sides = {head: [rhs for rhs, _ in rules] for head, rules in self.productions.items()}
+        object.__setattr__(self, "_min_length", shortest_lengths(sides, "productions", "word"))
         tables = {
             head: (np.cumsum([p for _, p in rules]), [rhs for rhs, _ in rules])
             for head, rules in self.productions.items()
