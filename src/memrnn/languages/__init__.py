@@ -3,7 +3,7 @@
 LR(1)-automata and their parser (Definition 2, Algorithm 1) with the paper's seven
 automata (:mod:`memrnn.languages.lr1`), direct membership tests written without them
 (:mod:`memrnn.languages.recognisers`) and probabilistic grammars that sample words
-(:mod:`memrnn.languages.sampling`).
+(:mod:`memrnn.languages.pcfg`).
 """
 
 from memrnn.languages.lr1 import (
@@ -18,8 +18,8 @@ from memrnn.languages.lr1 import (
     automaton,
     prefix_labels,
 )
+from memrnn.languages.pcfg import GRAMMARS, ProbabilisticGrammar, sample_words
 from memrnn.languages.recognisers import recognise
-from memrnn.languages.sampling import GRAMMARS, ProbabilisticGrammar, sample_words
 
 __all__ = [
     "END",
