@@ -1,9 +1,12 @@
-"""Formal languages of the reservoir stack machine paper (Paassen, Schulz, Hammer 2021).
+"""Formal languages, without torch.
 
-LR(1)-automata and their parser (Definition 2, Algorithm 1) with the paper's seven
-automata (:mod:`memrnn.languages.lr1`), direct membership tests written without them
-(:mod:`memrnn.languages.recognisers`) and probabilistic grammars that sample words
-(:mod:`memrnn.languages.pcfg`).
+From the reservoir stack machine paper (Paassen, Schulz, Hammer 2021): LR(1)-automata and
+their parser (Definition 2, Algorithm 1) with the paper's seven automata
+(:mod:`memrnn.languages.lr1`), direct membership tests written without them
+(:mod:`memrnn.languages.recognisers`) and probabilistic context-free grammars that sample
+their words (:mod:`memrnn.languages.pcfg`); these are exported here. Dyck-(k,m) of Hewitt et
+al. (2020) is :mod:`memrnn.languages.dyck`, and the inversion transduction grammars of
+Grefenstette et al. (2015) are :mod:`memrnn.languages.grammars`.
 """
 
 from memrnn.languages.lr1 import (
