@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from torch import nn
 
-from memrnn.languages.lr1 import automaton
+from memrnn.languages.automata import automaton
 from memrnn.languages.pcfg import sample_words
 from memrnn.reservoir.dsm import (
     DeepStackMachine,

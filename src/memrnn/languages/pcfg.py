@@ -220,7 +220,7 @@ def sample_words(
     draw outside the range is rejected whole. The same ``rng`` state gives the same words.
 
     Args:
-        name: a language (``lr1.LANGUAGES``).
+        name: a language (``automata.LANGUAGES``).
         rng: the random generator; it is advanced.
         n: how many words, >= 0.
         min_length, max_length: the length range, 0 <= min_length <= max_length.

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrnn.languages.lr1 import automaton
+from memrnn.languages.automata import automaton
 from memrnn.languages.pcfg import sample_words
 from memrnn.reservoir.rsm import StackTeacher
 from memrnn.tasks.lr1_data import LR1Coding
