@@ -63,6 +63,7 @@ def test_the_languages_import_without_torch() -> None:
         "memrnn.languages.dyck.dfa",
         "memrnn.languages.dyck.splits",
         "memrnn.languages.grammars",
+        "memrnn.languages.itg",
         "memrnn.languages.automata",
         "memrnn.languages.lr1",
         "memrnn.languages.pcfg",

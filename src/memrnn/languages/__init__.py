@@ -5,8 +5,9 @@ their parser (Definition 2, Algorithm 1; :mod:`memrnn.languages.lr1`), the paper
 automata (:mod:`memrnn.languages.automata`), direct membership tests written without them
 (:mod:`memrnn.languages.recognisers`) and probabilistic context-free grammars that sample
 their words (:mod:`memrnn.languages.pcfg`); these are exported here. Dyck-(k,m) of Hewitt et
-al. (2020) is :mod:`memrnn.languages.dyck`, and the inversion transduction grammars of
-Grefenstette et al. (2015) are :mod:`memrnn.languages.grammars`.
+al. (2020) is :mod:`memrnn.languages.dyck`; inversion transduction grammars are
+:mod:`memrnn.languages.itg`, and the two of Grefenstette et al. (2015) are
+:mod:`memrnn.languages.grammars`.
 """
 
 from memrnn.languages.automata import LANGUAGES, automaton

@@ -1,6 +1,6 @@
 """The shortest derivations of a context-free grammar, which let a sampler abandon a draw as
 soon as it must grow past the longest word wanted (:mod:`memrnn.languages.pcfg`,
-:mod:`memrnn.languages.grammars`)."""
+:mod:`memrnn.languages.itg`)."""
 
 from __future__ import annotations
 

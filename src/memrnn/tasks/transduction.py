@@ -67,7 +67,8 @@ import torch
 from torch import Tensor
 
 from memrnn.errors import UserError
-from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
+from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
+from memrnn.languages.itg import ITG, sample_pair
 from memrnn.tasks.reversal import IGNORE_INDEX
 from memrnn.validation import is_int
 
