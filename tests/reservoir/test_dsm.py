@@ -11,8 +11,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from torch import nn
 
-from memrnn.languages.lr1 import automaton
-from memrnn.languages.sampling import sample_words
+from memrnn.languages.automata import automaton
+from memrnn.languages.pcfg import sample_words
 from memrnn.reservoir.dsm import (
     DeepStackMachine,
     GRUStack,

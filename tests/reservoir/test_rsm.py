@@ -7,8 +7,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from memrnn.languages.lr1 import LR1Automaton, automaton
-from memrnn.languages.sampling import sample_words
+from memrnn.languages.automata import automaton
+from memrnn.languages.lr1 import LR1Automaton
+from memrnn.languages.pcfg import sample_words
 from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
 from memrnn.reservoir.rsm import (
     ReencodingStack,

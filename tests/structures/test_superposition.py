@@ -84,5 +84,5 @@ def test_bad_input_is_named(args: dict[str, torch.Tensor], message: str) -> None
 
 def test_initial_state_checks_sizes() -> None:
     assert SuperpositionStack().initial_state(2, 3, 4).shape == (2, 4, 3)
-    with pytest.raises(ValueError, match="depth: expected a positive integer, got 0"):
+    with pytest.raises(ValueError, match="depth: expected an int >= 1, got 0"):
         SuperpositionStack().initial_state(2, 3, 0)

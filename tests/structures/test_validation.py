@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
+from memrnn.structures.checks import check_token_ids
 
 B, T, M = 3, 4, 5
 F32 = torch.float32
@@ -138,13 +139,13 @@ def test_deque_rejects(
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"batch_size": 0, "width": 4}, "batch_size: expected a positive integer, got 0"),
-        ({"batch_size": 2, "width": 2.5}, "width: expected a positive integer, got 2.5"),
+        ({"batch_size": 0, "width": 4}, "batch_size: expected an int >= 1, got 0"),
+        ({"batch_size": 2, "width": 2.5}, "width: expected an int >= 1, got 2.5"),
         (
             {"batch_size": 2, "width": 4, "dtype": torch.int32},
             "dtype: a memory needs a floating-point",
         ),
-        ({"batch_size": 2, "width": 4, "capacity": -1}, "capacity: expected a positive integer"),
+        ({"batch_size": 2, "width": 4, "capacity": -1}, "capacity: expected an int >= 1"),
     ],
 )
 def test_initial_state_rejects(kwargs: dict[str, object], message: str) -> None:
@@ -165,3 +166,15 @@ def test_validation_can_be_switched_off() -> None:
     stack = NeuralStack(validate=False)
     read, _ = stack.step(stack.initial_state(B, M), **args)
     assert read.shape == (B, M)
+
+
+def test_token_ids_are_checked_at_the_boundary() -> None:
+    check_token_ids(torch.zeros(2, 0, dtype=torch.long), 3)  # an empty sequence is allowed
+    with pytest.raises(ValueError, match="with T >= 1"):
+        check_token_ids(torch.zeros(2, 0, dtype=torch.long), 3, min_steps=1)
+    with pytest.raises(ValueError, match="expected integer ids"):
+        check_token_ids(torch.zeros(2, 2), 3)
+    with pytest.raises(ValueError, match="got list"):
+        check_token_ids([[1]], 3)
+    with pytest.raises(ValueError, match=r"ids must lie in 0 \.\. 2"):
+        check_token_ids(torch.tensor([[3]]), 3)

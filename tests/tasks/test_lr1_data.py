@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.languages.lr1 import automaton
+from memrnn.languages.automata import automaton
 from memrnn.tasks.lr1_data import LR1Coding
 
 

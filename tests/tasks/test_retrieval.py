@@ -1,21 +1,22 @@
 """Associative retrieval: well-formed examples, answers by a plain dictionary, splits
-written once and refused when they disagree."""
+as arrays and back."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memrnn.errors import UserError
 from memrnn.tasks.retrieval import (
+    SPLITS_FORMAT,
     VOCAB_SIZE,
     answer,
     from_text,
-    load_or_make_splits,
     make_splits,
     sample,
+    splits_file_name,
+    splits_from_arrays,
+    splits_meta,
+    splits_to_arrays,
     to_text,
 )
 
@@ -59,31 +60,38 @@ def test_bad_arguments() -> None:
         from_text("a1??a!")
 
 
-def test_splits_are_written_once_and_reused(tmp_path: Path) -> None:
+def test_splits_round_trip_through_arrays() -> None:
     sizes = (50, 20, 30)
-    first = load_or_make_splits(tmp_path, 3, 4, sizes)
-    (path,) = tmp_path.glob("*.npz")
-    written = path.stat().st_mtime_ns
-    again = load_or_make_splits(tmp_path, 3, 4, sizes)
-    memory = make_splits(3, 4, sizes)
-    assert path.stat().st_mtime_ns == written
+    made = make_splits(3, 4, sizes)
+    read = splits_from_arrays(splits_to_arrays(made), 3, 4)
+    assert (read.pairs, read.seed) == (4, 3)
     for split in ("train", "validation", "test"):
-        for a, b, c in zip(
-            getattr(first, split), getattr(again, split), getattr(memory, split), strict=True
-        ):
-            assert (a == b).all() and (a == c).all()
-    assert len(first.train[0]) == 50 and len(first.test[1]) == 30
+        for a, b in zip(getattr(read, split), getattr(made, split), strict=True):
+            assert (a == b).all()
+    assert len(made.train[0]) == 50 and len(made.test[1]) == 30
     other = make_splits(4, 4, sizes)
-    assert not (other.train[0] == first.train[0]).all()
+    assert not (other.train[0] == made.train[0]).all()
 
 
-def test_a_file_with_other_parameters_is_refused(tmp_path: Path) -> None:
-    sizes = (10, 10, 10)
-    load_or_make_splits(tmp_path, 0, 4, sizes)
-    (path,) = tmp_path.glob("*.npz")
-    path.rename(tmp_path / path.name.replace("seed0", "seed1"))
-    with pytest.raises(UserError, match="the file records"):
-        load_or_make_splits(tmp_path, 1, 4, sizes)
-    path.write_bytes(b"not a zip")
-    with pytest.raises(UserError, match="cannot read the retrieval splits"):
-        load_or_make_splits(tmp_path, 0, 4, sizes)
+def test_damaged_arrays_are_refused() -> None:
+    arrays = splits_to_arrays(make_splits(0, 4, (10, 10, 10)))
+    with pytest.raises(ValueError, match=r"test: symbol ids outside 0\.\.36"):
+        splits_from_arrays({**arrays, "test_inputs": arrays["test_inputs"] + 37}, 0, 4)
+    with pytest.raises(ValueError, match="validation: inputs"):
+        splits_from_arrays(arrays | {"validation_targets": arrays["validation_targets"][:3]}, 0, 4)
+    with pytest.raises(ValueError, match="train: inputs"):
+        splits_from_arrays(arrays, 0, 5)  # the inputs of 4 pairs are too short for 5
+    with pytest.raises(KeyError, match="train_inputs"):
+        splits_from_arrays({}, 0, 4)
+
+
+def test_the_file_names_every_parameter_and_records_the_format() -> None:
+    assert splits_file_name(3, 4, (50, 20, 30)) == "retrieval_seed3_pairs4_50-20-30.npz"
+    meta = splits_meta(3, 4, (50, 20, 30))
+    assert meta == {
+        "format": SPLITS_FORMAT,
+        "task": "retrieval",
+        "seed": 3,
+        "pairs": 4,
+        "sizes": (50, 20, 30),
+    }

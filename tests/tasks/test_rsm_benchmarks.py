@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.languages.lr1 import automaton
+from memrnn.languages.automata import automaton
 from memrnn.tasks.rsm_benchmarks import (
     LANGUAGE_TASKS,
     TASKS,

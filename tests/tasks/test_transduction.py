@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from memrnn.errors import UserError
-from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV, sample_pair, svo_to_sov
+from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV, svo_to_sov
+from memrnn.languages.itg import sample_pair
 from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.transduction import (
     TASKS,

@@ -15,6 +15,7 @@ from memrnn.constructions.encodings import logarithmic, onehot
 from memrnn.constructions.lstm import GeneratorLSTM, stack_lstm
 from memrnn.constructions.srnn import GeneratorRNN, dfa_srnn, stack_srnn
 from memrnn.constructions.verify import Verification, verify_exhaustive, verify_walks
+from memrnn.validation import check_choice, check_int
 
 KINDS = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log", "srnn-dfa")
 Generator = GeneratorRNN | GeneratorLSTM
@@ -31,9 +32,7 @@ def theorem_units(kind: str, k: int, m: int) -> int:
         "lstm-log": 3 * m * bits - m,
         "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
     }
-    if kind not in units:
-        raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
-    return units[kind]
+    return units[check_choice("kind", kind, KINDS)]
 
 
 def build(kind: str, k: int, m: int) -> Generator:
@@ -43,9 +42,8 @@ def build(kind: str, k: int, m: int) -> Generator:
     W_c = 0), "srnn-log" (Theorem 4, 6m ceil(log2 k) - 2m units, k >= 2), "lstm-log"
     (Theorem 5, 3m ceil(log2 k) - m units, k >= 2), "srnn-dfa" (Theorem 1).
     """
-    for name, value, least in (("k", k, 1), ("m", m, 1)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < least:
-            raise ValueError(f"{name}: expected an int >= {least}, got {value!r}")
+    k, m = check_int("k", k, 1), check_int("m", m, 1)
+    check_choice("kind", kind, KINDS)
     if kind == "srnn-onehot":
         return stack_srnn(k, m, onehot(k), kind)
     if kind == "srnn-log":
@@ -54,9 +52,7 @@ def build(kind: str, k: int, m: int) -> Generator:
         return stack_lstm(k, m, onehot(k), kind)
     if kind == "lstm-log":
         return stack_lstm(k, m, logarithmic(k), kind)
-    if kind == "srnn-dfa":
-        return dfa_srnn(k, m)
-    raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    return dfa_srnn(k, m)
 
 
 def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Verification:

@@ -24,9 +24,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.checks import check_token_ids
 from memrnn.constructions.encodings import Encoding
 from memrnn.constructions.srnn import F32, LAMBDA, ZETA
+from memrnn.structures.checks import check_token_ids
 
 GAMMA = math.tanh(1.0)
 

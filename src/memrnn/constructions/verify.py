@@ -33,8 +33,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.languages.dyck import DyckDFA
+from memrnn.validation import check_int
 
 # the values a saturated unit takes: sigmoid and tanh ends, and tanh(1) (an LSTM's h)
 LEVELS = np.array([0.0, 1.0, -1.0, math.tanh(1.0), -math.tanh(1.0)])
@@ -149,7 +149,8 @@ def verify_exhaustive(
         ValueError: ``max_states`` or ``chunk_elements`` is not an int >= 1.
         RuntimeError: more than ``max_states`` pairs, or a state that is not saturated.
     """
-    _check_counts(max_states=max_states, chunk_elements=chunk_elements)
+    check_int("max_states", max_states, 1)
+    check_int("chunk_elements", chunk_elements, 1)
     dfa = DyckDFA(model.k, model.m)
     extremes = _Extremes()
     state = model.initial_state(1)
@@ -195,9 +196,9 @@ def verify_walks(
     Raises:
         ValueError: ``steps`` or ``walks`` is not an int >= 1, or ``seed`` not an int >= 0.
     """
-    _check_counts(steps=steps, walks=walks)
-    if not is_int(seed) or seed < 0:
-        raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
+    check_int("steps", steps, 1)
+    check_int("walks", walks, 1)
+    check_int("seed", seed, 0)
     dfa = DyckDFA(model.k, model.m)
     rng = np.random.default_rng(seed)
     extremes = _Extremes()
@@ -217,13 +218,6 @@ def verify_walks(
                 codes[row] = 0
                 states[row] = model.initial_state(1)[0]
     return extremes.result(steps * walks, exhaustive=False)
-
-
-def _check_counts(**counts: object) -> None:
-    """Raise ValueError naming the first count that is not an int >= 1."""
-    for name, value in counts.items():
-        if not is_int(value) or value < 1:  # type: ignore[operator]
-            raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
 
 
 def _walk_token(dfa: DyckDFA, code: int, allowed: np.ndarray, rng: np.random.Generator) -> int:

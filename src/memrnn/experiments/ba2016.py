@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,13 +30,17 @@ from memrnn.experiments.base import (
     Table,
     TrainConfig,
 )
+from memrnn.io import load_or_make
 from memrnn.models.baselines import ENCODERS, Retriever
 from memrnn.tasks.retrieval import (
     CLASSES,
     SPLIT_SIZES,
     VOCAB_SIZE,
-    load_or_make_splits,
     make_splits,
+    splits_file_name,
+    splits_from_arrays,
+    splits_meta,
+    splits_to_arrays,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +128,15 @@ class RetrievalRun:
         self.config, self.device = config, device
         sizes = (config.train_size, config.validation_size, config.test_size)
         if config.data_dir:
-            splits = load_or_make_splits(config.data_dir, config.data_seed, config.pairs, sizes)
+            seed, pairs = config.data_seed, config.pairs
+            splits = load_or_make(
+                Path(config.data_dir) / splits_file_name(seed, pairs, sizes),
+                splits_meta(seed, pairs, sizes),
+                lambda: make_splits(seed, pairs, sizes),
+                "retrieval splits",
+                to_arrays=splits_to_arrays,
+                from_arrays=lambda arrays: splits_from_arrays(arrays, seed, pairs),
+            )
         else:
             splits = make_splits(config.data_seed, config.pairs, sizes)
         self.train, self.validation, self.test = (

@@ -43,7 +43,18 @@ from memrnn.experiments.base import (
     Trainable,
     TrainConfig,
 )
-from memrnn.languages.dyck import DyckSplits, length_ranges, load_or_make_splits, make_splits
+from memrnn.io import load_or_make
+from memrnn.languages.dyck import (
+    DyckSplits,
+    length_ranges,
+    make_splits,
+    sample_splits,
+    split_params,
+    splits_file_name,
+    splits_from_arrays,
+    splits_meta,
+    splits_to_arrays,
+)
 from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.runner.train import resolve_device
 from memrnn.tasks.dyck_lm import batch_mean_loss, batches, bracket_closing, loss, perplexity
@@ -145,8 +156,14 @@ def lm_splits(config: Hewitt2020Config) -> DyckSplits:
     sizes = (config.train_tokens, config.dev_tokens, config.test_tokens)
     lengths = train_lengths(config.m)
     if config.data_dir:
-        return load_or_make_splits(
-            config.data_dir, config.k, config.m, config.data_seed, *sizes, train_lengths=lengths
+        params = split_params(config.k, config.m, config.data_seed, *sizes, train_lengths=lengths)
+        return load_or_make(
+            Path(config.data_dir) / splits_file_name(params),
+            splits_meta(params),
+            lambda: sample_splits(params),
+            "Dyck splits",
+            to_arrays=splits_to_arrays,
+            from_arrays=lambda arrays: splits_from_arrays(arrays, params),
         )
     return make_splits(config.k, config.m, config.data_seed, *sizes, train_lengths=lengths)
 

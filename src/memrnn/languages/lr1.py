@@ -15,34 +15,12 @@ accepted iff the final stack is A# with A in F.
 applied before the symbol is shifted and the stack after each: the pop and push actions a
 reservoir stack machine is taught with (section 3.2, Algorithm 4).
 
-The seven automata of the paper's experiments (:func:`automaton`):
+The paper's seven automata are :mod:`memrnn.languages.automata`. Equation 3's, for
+a^n b^n:
 
-``dyck1``, ``dyck2``, ``dyck3``, ``anbn``, ``palindrome``, ``json``
-    Table 1, in the table's top-to-bottom order, accepting {S} (first five) or {V}
-    (json). Table 1 is typeset text whose separators are ambiguous; the readings taken:
-
-    - a^n b^n: the second rule is printed "(a, b, epsilon, S)"; epsilon in the pop slot is a
-      slip: Equation 3 gives (a, b, 0, S), used here.
-    - Dyck: "((, ), 0, S)" is suffix "(", lookahead ")", pop 0, push S; likewise for "[" and
-      "{". The table's blank rows only align the columns.
-    - json: "(k : V, O, epsilon, 5, O)" is the five-symbol suffix ``k:V,O`` (the comma is the
-      terminal ",", consistent with pop 5); "(k : V, }, 3, O)" is suffix ``k:V`` with
-      lookahead "}"; "(V, A, epsilon, 3, A)" is the suffix ``V,A``; "(V, ], 1, A)" is suffix
-      ``V`` with lookahead "]". The grammar these rules reduce is
-      V -> {} | [] | {O} | [A] | n | s, O -> k:V | k:V,O, A -> V | V,A.
-    - palindrome: Table 1 lists (aSa), (bSb), ($); Equation 4 lists ($), (aSa), (bSb). No two
-      of these rules can match the same stack (their suffixes end in different symbols), so
-      the order changes no parse; the table's order is used.
-
-``latch``
-    The rules of section 4, (S0, e, 2, S), (S1, e, 2, A), (A0, e, 2, A), (A1, e, 2, S),
-    (0, e, 1, A), accepting {S}, **plus (1, e, 1, S) appended last**. As printed, nothing
-    reduces a 1 at the bottom of the stack, so the rules reject every word that begins with
-    1 ("1" among them, though it has an odd number of ones). With the added rule the
-    automaton accepts exactly the words with an odd number of ones, the language section 4
-    describes. It must come last: placed before (S1, e, 2, A) it would match the 1 of S1.
-
->>> a = automaton("anbn")
+>>> a = LR1Automaton(
+...     {"S"}, {"a", "b"}, [Rule.of("aSb", None, 3, "S"), Rule.of("a", "b", 0, "S")], {"S"}
+... )
 >>> a.accepts("aabb"), a.accepts("aab")
 (True, False)
 >>> ["".join(step.stack_after) for step in a.parse("aabb").steps]
@@ -56,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memrnn.errors import UserError
+from memrnn.validation import check_int
 
 END = "#"
 """The end symbol Algorithm 1 processes after the word; no automaton may use it."""
@@ -105,8 +83,7 @@ class Rule:
             raise ValueError(
                 f"lookahead: expected a non-empty string or None, got {self.lookahead!r}"
             )
-        if isinstance(self.pop, bool) or not isinstance(self.pop, int) or self.pop < 0:
-            raise ValueError(f"pop: expected an int >= 0, got {self.pop!r}")
+        check_int("pop", self.pop, 0)
         if not isinstance(self.push, str) or not self.push:
             raise ValueError(f"push: expected a non-empty string, got {self.push!r}")
 
@@ -270,10 +247,7 @@ class LR1Automaton:
                 )
             if rule.push not in phi:
                 raise ValueError(f"rules[{i}] {rule}: pushes {rule.push!r}, not a nonterminal")
-        if isinstance(max_reductions, bool) or not isinstance(max_reductions, int):
-            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
-        if max_reductions < 1:
-            raise ValueError(f"max_reductions: expected an int >= 1, got {max_reductions!r}")
+        check_int("max_reductions", max_reductions, 1)
         self.nonterminals: frozenset[str] = phi
         self.terminals: frozenset[str] = sigma
         self.rules: tuple[Rule, ...] = tuple(rules)
@@ -392,7 +366,13 @@ def prefix_labels(automaton: LR1Automaton, word: str) -> list[int]:
     is about the prefix w_1 ... w_t but is read after reductions with lookahead w_{t+1},
     not ``#``. These labels are membership of the prefixes, by definition.
 
-    >>> prefix_labels(automaton("dyck1"), "()(())")
+    >>> dyck1 = LR1Automaton(
+    ...     {"S"},
+    ...     {"(", ")"},
+    ...     [Rule.of("SS", None, 2, "S"), Rule.of("(S)", None, 3, "S"), Rule.of("(", ")", 0, "S")],
+    ...     {"S"},
+    ... )
+    >>> prefix_labels(dyck1, "()(())")
     [0, 1, 0, 0, 0, 1]
     """
     automaton._check_word(word)
@@ -403,80 +383,3 @@ def prefix_labels(automaton: LR1Automaton, word: str) -> list[int]:
         stack.append(y)
         labels.append(int(automaton._finish(list(stack), position + 1)))
     return labels
-
-
-def _rules(*rules: tuple[str, str | None, int, str]) -> tuple[Rule, ...]:
-    return tuple(Rule.of(*rule) for rule in rules)
-
-
-# Table 1, column by column, top to bottom (see the module docstring for the readings).
-_DYCK_REDUCE = {"(": "(S)", "[": "[S]", "{": "{S}"}
-_DYCK_CLOSE = {"(": ")", "[": "]", "{": "}"}
-
-
-def _dyck(opening: str) -> tuple[Rule, ...]:
-    return _rules(
-        ("SS", None, 2, "S"),
-        *((_DYCK_REDUCE[o], None, 3, "S") for o in opening),
-        *((o, _DYCK_CLOSE[o], 0, "S") for o in opening),
-    )
-
-
-_AUTOMATA: dict[str, tuple[str, str, tuple[Rule, ...], str]] = {
-    # name: (nonterminals, terminals, rules, accepting)
-    "dyck1": ("S", "()", _dyck("("), "S"),
-    "dyck2": ("S", "()[]", _dyck("(["), "S"),
-    "dyck3": ("S", "()[]{}", _dyck("([{"), "S"),
-    "anbn": ("S", "ab", _rules(("aSb", None, 3, "S"), ("a", "b", 0, "S")), "S"),
-    "palindrome": (
-        "S",
-        "ab$",
-        _rules(("aSa", None, 3, "S"), ("bSb", None, 3, "S"), ("$", None, 1, "S")),
-        "S",
-    ),
-    "json": (
-        "VOA",
-        "{}[],:nsk",
-        _rules(
-            ("{}", None, 2, "V"),
-            ("[]", None, 2, "V"),
-            ("{O}", None, 3, "V"),
-            ("[A]", None, 3, "V"),
-            ("n", None, 1, "V"),
-            ("s", None, 1, "V"),
-            ("k:V,O", None, 5, "O"),
-            ("k:V", "}", 3, "O"),
-            ("V,A", None, 3, "A"),
-            ("V", "]", 1, "A"),
-        ),
-        "V",
-    ),
-    "latch": (
-        "SA",
-        "01",
-        _rules(
-            ("S0", None, 2, "S"),
-            ("S1", None, 2, "A"),
-            ("A0", None, 2, "A"),
-            ("A1", None, 2, "S"),
-            ("0", None, 1, "A"),
-            ("1", None, 1, "S"),  # added: see the module docstring
-        ),
-        "S",
-    ),
-}
-
-LANGUAGES: tuple[str, ...] = tuple(_AUTOMATA)
-"""The names :func:`automaton` knows, in the paper's order."""
-
-
-def automaton(name: str) -> LR1Automaton:
-    """The LR(1)-automaton of the paper's language ``name`` (one of :data:`LANGUAGES`).
-
-    Raises:
-        UserError: (a ValueError) ``name`` is not one of them.
-    """
-    if not isinstance(name, str) or name not in _AUTOMATA:
-        raise UserError(f"unknown language {name!r}; the languages are {', '.join(LANGUAGES)}")
-    nonterminals, terminals, rules, accepting = _AUTOMATA[name]
-    return LR1Automaton(set(nonterminals), set(terminals), rules, set(accepting))

@@ -1,8 +1,8 @@
 """Direct membership tests for the paper's seven languages, written without the automata.
 
-They are the oracle the LR(1)-automata of :mod:`memrnn.languages.lr1` are tested against,
-so each follows the language's own definition, with the automaton's conventions where the
-definition leaves a choice:
+They are the oracle the LR(1)-automata of :mod:`memrnn.languages.automata` are tested
+against, so each follows the language's own definition, with the automaton's conventions
+where the definition leaves a choice:
 
 - ``dyck1``/``dyck2``/``dyck3``: non-empty balanced words over ``()``, ``()[]`` and
   ``()[]{}`` (the automata reject the empty word: the stack ``#`` holds no S).
@@ -11,7 +11,8 @@ definition leaves a choice:
 - ``json``: the simplified JSON of Table 1, V -> {} | [] | {O} | [A] | n | s,
   O -> k:V | k:V,O, A -> V | V,A, with V the start symbol (a lone ``n`` is a word).
 - ``latch``: words over {0, 1} with an odd number of ones, including words that begin
-  with 1 (the automaton has the added rule (1, e, 1, S); see :mod:`memrnn.languages.lr1`).
+  with 1 (the automaton has the added rule (1, e, 1, S); see
+  :mod:`memrnn.languages.automata`).
 
 A word holding a symbol outside the language's alphabet is not in the language: the tests
 return False rather than raise.
@@ -27,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memrnn.errors import UserError
+from memrnn.validation import check_int
 
 _BRACKETS = {1: {")": "("}, 2: {")": "(", "]": "["}, 3: {")": "(", "]": "[", "}": "{"}}
 
@@ -43,8 +45,7 @@ def in_dyck(word: str, k: int) -> bool:
     remembered in order, so a list serves as their stack.
     """
     _check(word)
-    if k not in _BRACKETS:
-        raise ValueError(f"k: expected 1, 2 or 3, got {k!r}")
+    check_int("k", k, 1, len(_BRACKETS))
     if not word:
         return False
     closing = _BRACKETS[k]
@@ -162,7 +163,7 @@ _RECOGNISERS: dict[str, Callable[[str], bool]] = {
 
 
 def recognise(name: str, word: str) -> bool:
-    """Whether ``word`` is in the language ``name`` (the names of ``lr1.LANGUAGES``).
+    """Whether ``word`` is in the language ``name`` (the names of ``automata.LANGUAGES``).
 
     Raises:
         UserError: (a ValueError) ``name`` is not a language.

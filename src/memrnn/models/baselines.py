@@ -19,8 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from memrnn.checks import check_token_ids
 from memrnn.models.fast_weights import FastWeightsRNN
+from memrnn.structures.checks import check_token_ids
 
 
 class IRNN(nn.Module):

@@ -29,7 +29,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
-from memrnn.checks import check_token_ids
+from memrnn.structures.checks import check_token_ids
 
 Form = Literal["attention", "matrix"]
 Norm = Literal["sum", "slow"]

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from memrnn.checks import check_token_ids
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
+from memrnn.structures.checks import check_token_ids
 
 
 @dataclass(frozen=True)

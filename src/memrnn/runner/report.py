@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memrnn.experiments.base import PROFILES, Experiment, RunRecord, Table
-from memrnn.runner.files import write_atomic
+from memrnn.io import write_atomic
 from memrnn.runner.store import ResultsStore
 
 

@@ -1,8 +1,9 @@
-"""Input validation at the memories' public boundary.
+"""Tensor checks at the public boundary of the memories and of the networks above them.
 
-Shape, dtype and device checks are free. Range checks on push and pop (in [0, 1], no NaN)
-read one boolean back from the device per call; a controller whose gates come out of a
-sigmoid can switch them off with ``validate=False``.
+The lowest layer that uses torch keeps them; the checks of plain arguments are torch-free,
+in :mod:`memrnn.validation`. Shape, dtype and device checks are free. Range checks on push
+and pop (in [0, 1], no NaN) read one boolean back from the device per call; a controller
+whose gates come out of a sigmoid can switch them off with ``validate=False``.
 """
 
 from __future__ import annotations
@@ -54,7 +55,14 @@ def check_float_dtype(dtype: torch.dtype) -> None:
         raise ValueError(f"dtype: a memory needs a floating-point dtype, got {dtype}")
 
 
-def check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
-    return value
+def check_token_ids(tokens: object, vocabulary: int, *, min_steps: int = 0) -> None:
+    """Raise ValueError unless ``tokens`` is a (B, T) integer tensor of ids in
+    0 .. vocabulary - 1 with T >= ``min_steps``."""
+    if not isinstance(tokens, Tensor) or tokens.dim() != 2 or tokens.shape[1] < min_steps:
+        shape = tuple(tokens.shape) if isinstance(tokens, Tensor) else type(tokens).__name__
+        steps = f" with T >= {min_steps}" if min_steps else ""
+        raise ValueError(f"tokens: expected a (B, T) tensor of ids{steps}, got {shape}")
+    if tokens.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"tokens: expected integer ids, got dtype {tokens.dtype}")
+    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocabulary):
+        raise ValueError(f"tokens: ids must lie in 0 .. {vocabulary - 1}")

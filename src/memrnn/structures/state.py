@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from memrnn.structures.checks import check_float_dtype, check_positive_int
+from memrnn.structures.checks import check_float_dtype
 from memrnn.structures.values import ValueBuffer
+from memrnn.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,9 @@ def empty_state(
     centred: bool,
 ) -> MemoryState:
     """An empty memory; ``capacity`` (rows per end) only sizes the first buffer."""
-    batch_size = check_positive_int("batch_size", batch_size)
-    width = check_positive_int("width", width)
-    capacity = 0 if capacity is None else check_positive_int("capacity", capacity)
+    batch_size = check_int("batch_size", batch_size, 1)
+    width = check_int("width", width, 1)
+    capacity = 0 if capacity is None else check_int("capacity", capacity, 1)
     dtype = torch.get_default_dtype() if dtype is None else dtype
     check_float_dtype(dtype)
     buffer = ValueBuffer.empty(

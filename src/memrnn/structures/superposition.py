@@ -18,7 +18,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from memrnn.structures.checks import check_positive_int, check_tensor, check_unit_interval
+from memrnn.structures.checks import check_tensor, check_unit_interval
+from memrnn.validation import check_int
 
 
 class SuperpositionStack:
@@ -45,9 +46,9 @@ class SuperpositionStack:
         dtype: torch.dtype | None = None,
     ) -> Tensor:
         """An empty stack: zeros of shape (B, depth, width)."""
-        batch_size = check_positive_int("batch_size", batch_size)
-        width = check_positive_int("width", width)
-        depth = check_positive_int("depth", depth)
+        batch_size = check_int("batch_size", batch_size, 1)
+        width = check_int("width", width, 1)
+        depth = check_int("depth", depth, 1)
         return torch.zeros(batch_size, depth, width, device=device, dtype=dtype)
 
     def step(

@@ -33,9 +33,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.tasks.scoring import check_outputs, class_hits, sequence_accuracy, value_hits
 from memrnn.tasks.stack_teacher import StackTeacher
+from memrnn.validation import is_int
 
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 

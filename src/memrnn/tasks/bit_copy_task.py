@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.checks import is_int
 from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.bit_copy import BITS, nonterminal_codes
 from memrnn.tasks.registry import register_task
@@ -22,6 +21,7 @@ from memrnn.tasks.rsm_benchmarks import (
     RSMBenchmarkTask,
     copy_dataset,
 )
+from memrnn.validation import is_int
 
 
 @register_task("rsm_copy")

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.checks import is_int
+from memrnn.validation import is_int
 
 PAD = -1  # padding id in token batches; ignored by the loss
 CONFIDENT = 0.8

@@ -18,11 +18,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.languages.dyck import length_ranges, sample_string
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.dyck_lm import closing_scores
 from memrnn.tasks.registry import register_task
+from memrnn.validation import is_int
 
 
 @register_task("dyck_lm")

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from memrnn.languages.lr1 import automaton
+from memrnn.languages.automata import automaton
 from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.registry import register_task

@@ -6,22 +6,20 @@ replacement), the query one of the K keys, and the target the digit stored with 
 9. The vocabulary has 37 symbols: ``a``-``z`` (ids 0-25), ``0``-``9`` (ids 26-35) and
 ``?`` (id 36); a target is a digit 0-9.
 
-Splits of 100,000 / 10,000 / 20,000 examples (the paper's) are drawn from one seed and
-written once by :func:`load_or_make_splits`, so every model of an experiment sees the
-same examples.
+Splits of 100,000 / 10,000 / 20,000 examples (the paper's) are drawn from one seed; they
+turn into named arrays and back (:func:`splits_to_arrays`, :func:`splits_from_arrays`) for
+:func:`memrnn.io.load_or_make` to write them once, so every model of an experiment sees the
+same examples. Nothing here touches the disk.
 """
 
 from __future__ import annotations
 
-import os
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import numpy as np
-
-from memrnn.errors import UserError
-from memrnn.runner.files import load_arrays, save_arrays
 
 LETTERS = string.ascii_lowercase
 DIGITS = string.digits
@@ -31,7 +29,10 @@ QUERY = SYMBOLS.index("?")
 CLASSES = len(DIGITS)
 DEFAULT_PAIRS = 4  # the paper's example c9k8j3f1??c
 SPLIT_SIZES = (100_000, 10_000, 20_000)  # train, validation, test
-_FORMAT = 1
+SPLITS_FORMAT = 1
+"""The version of what :func:`splits_to_arrays` gives: bump it when :func:`sample` or the
+arrays' layout changes, so that files of the old splits are refused."""
+_SPLITS = ("train", "validation", "test")
 
 
 def sequence_length(pairs: int) -> int:
@@ -116,43 +117,44 @@ def make_splits(
     return RetrievalSplits(pairs, seed, train, validation, test)
 
 
-def load_or_make_splits(
-    folder: str | os.PathLike[str],
-    seed: int,
-    pairs: int = DEFAULT_PAIRS,
-    sizes: tuple[int, int, int] = SPLIT_SIZES,
-) -> RetrievalSplits:
-    """:func:`make_splits`, written once to ``folder`` (an ``.npz`` named after the
-    parameters, read without pickle) and read from there afterwards.
+def splits_meta(seed: int, pairs: int, sizes: tuple[int, int, int]) -> dict[str, Any]:
+    """What a file of the splits records beside the arrays: the format and the parameters."""
+    return {
+        "format": SPLITS_FORMAT,
+        "task": "retrieval",
+        "seed": seed,
+        "pairs": pairs,
+        "sizes": sizes,
+    }
+
+
+def splits_file_name(seed: int, pairs: int, sizes: tuple[int, int, int]) -> str:
+    """``retrieval_seed{seed}_pairs{pairs}_{train}-{validation}-{test}.npz``."""
+    return "retrieval_seed{}_pairs{}_{}.npz".format(seed, pairs, "-".join(map(str, sizes)))
+
+
+def splits_to_arrays(splits: RetrievalSplits) -> dict[str, np.ndarray]:
+    """Each split's inputs and targets, as ``train_inputs``, ``train_targets``, ..."""
+    arrays = {}
+    for split in _SPLITS:
+        arrays[f"{split}_inputs"], arrays[f"{split}_targets"] = getattr(splits, split)
+    return arrays
+
+
+def splits_from_arrays(arrays: Mapping[str, np.ndarray], seed: int, pairs: int) -> RetrievalSplits:
+    """The splits :func:`splits_to_arrays` gave ``arrays`` for.
 
     Raises:
-        UserError: the file exists but records other parameters, cannot be read, or holds
-            examples that are not well formed.
+        KeyError: an array is missing.
+        ValueError: inputs of the wrong shape for ``pairs``, not as many targets as inputs,
+            or a symbol id outside the vocabulary.
     """
-    _check_pairs(pairs)
-    meta = {"format": _FORMAT, "task": "retrieval", "seed": seed, "pairs": pairs, "sizes": sizes}
-    name = "retrieval_seed{}_pairs{}_{}.npz".format(seed, pairs, "-".join(map(str, sizes)))
-    path = Path(folder) / name
-    if not path.exists():
-        splits = make_splits(seed, pairs, sizes)
-        arrays = {}
-        for split in ("train", "validation", "test"):
-            arrays[f"{split}_inputs"], arrays[f"{split}_targets"] = getattr(splits, split)
-        save_arrays(path, meta, arrays)
-        return splits
-    arrays = load_arrays(path, meta, "retrieval splits")
-    try:
-        loaded = {
-            split: (arrays[f"{split}_inputs"], arrays[f"{split}_targets"])
-            for split in ("train", "validation", "test")
-        }
-        for split, (inputs, targets) in loaded.items():
-            if inputs.shape[1:] != (sequence_length(pairs),) or len(inputs) != len(targets):
-                raise ValueError(f"{split}: inputs {inputs.shape} and targets {targets.shape}")
-            if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
-                raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
-    except (KeyError, ValueError) as exc:
-        raise UserError(f"{path}: damaged splits ({exc}); delete it to make them again") from exc
+    loaded = {split: (arrays[f"{split}_inputs"], arrays[f"{split}_targets"]) for split in _SPLITS}
+    for split, (inputs, targets) in loaded.items():
+        if inputs.shape[1:] != (sequence_length(pairs),) or len(inputs) != len(targets):
+            raise ValueError(f"{split}: inputs {inputs.shape} and targets {targets.shape}")
+        if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
+            raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
     return RetrievalSplits(pairs, seed, loaded["train"], loaded["validation"], loaded["test"])
 
 

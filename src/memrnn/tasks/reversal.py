@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.scoring import class_hits, sequence_accuracy
+from memrnn.validation import is_int
 
 # The lengths the trask2016 experiment trains on and measures generalisation at.
 TRAIN_LENGTHS = (2, 6)

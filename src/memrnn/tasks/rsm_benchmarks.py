@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from torch import Tensor
 
-from memrnn.languages.lr1 import automaton
-from memrnn.languages.sampling import sample_words
+from memrnn.languages.automata import automaton
+from memrnn.languages.pcfg import sample_words
 from memrnn.tasks.base import StackTask, TaskBatch
 from memrnn.tasks.bit_copy import copy_example
 from memrnn.tasks.bit_copy import nonterminal_codes as copy_nonterminals

@@ -60,12 +60,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from memrnn.checks import is_int
 from memrnn.errors import UserError
-from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, ITG, SVO_TO_SOV, sample_pair
+from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
+from memrnn.languages.itg import ITG, sample_pair
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.transduction_metrics import coarse, fine
+from memrnn.validation import is_int
 
 TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
 """The task names."""

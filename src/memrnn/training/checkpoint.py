@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from memrnn.runner.files import write_atomic
+from memrnn.io import write_atomic
 
 
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:

@@ -140,7 +140,7 @@ def test_arguments_are_checked(kwargs: dict[str, object], error: type, message: 
     ("start", "productions", "message"),
     [
         ("T", {"S": (("a", 1.0),)}, "start"),
-        ("S", {"S": (("a", 0.5), ("b", 0.4))}, "sum to 1"),
+        ("S", {"S": (("a", 0.5), ("b", 0.4))}, "summing to 1"),
         ("S", {"S": (("a", 1.2), ("b", -0.2))}, "positive"),
         ("S", {"S": ()}, "no right-hand sides"),
         ("S", {"S": (("aS", 1.0),)}, r"\['S'\] derive no finite word"),

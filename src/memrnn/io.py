@@ -1,5 +1,6 @@
-"""Writing files atomically: a reader sees the old file or the new one, never half of one;
-and arrays with the parameters they were made from, read back without pickle."""
+"""Files: written atomically, so a reader sees the old file or the new one, never half of one;
+arrays kept with the parameters they were made from and read back without pickle; and a
+cache that makes such a file once and reads it afterwards (:func:`load_or_make`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 
 from memrnn.errors import UserError
+
+T = TypeVar("T")
 
 
 def _umask() -> int:
@@ -70,9 +73,58 @@ def load_arrays(path: Path, meta: Mapping[str, Any], what: str) -> dict[str, np.
         raise UserError(
             f"{path}: cannot read the {what} ({exc}); delete it to make them again"
         ) from exc
+    if "format" in wanted and recorded.get("format") != wanted["format"]:
+        raise UserError(
+            f"{path}: the {what} are in format {recorded.get('format')}, this version reads "
+            f"format {wanted['format']}; delete it to make them again"
+        )
     if recorded != wanted:
         raise UserError(
             f"{path}: the file records {recorded}, not the requested {wanted}; "
             f"delete it to make the {what} again"
         )
     return arrays
+
+
+def load_or_make(
+    path: str | os.PathLike[str],
+    meta: Mapping[str, Any],
+    make: Callable[[], T],
+    what: str,
+    *,
+    to_arrays: Callable[[T], Mapping[str, np.ndarray]],
+    from_arrays: Callable[[dict[str, np.ndarray]], T],
+) -> T:
+    """What ``make()`` returns, made once and kept in the ``.npz`` file ``path``.
+
+    A missing file is made and written atomically with :func:`save_arrays`, ``meta``
+    recorded beside the arrays. An existing file is read with :func:`load_arrays` and must
+    record ``meta`` exactly: one written in another format (``meta["format"]``, a version
+    to bump whenever the arrays ``make`` gives or their layout change) or with other
+    parameters is an error naming the file, not silently replaced, since results may rest
+    on it. So is one whose arrays ``from_arrays`` refuses (with a KeyError or ValueError).
+
+    Args:
+        path: the file.
+        meta: what the value depends on, JSON-serialisable, with a ``"format"`` entry.
+        make: makes the value when there is no file.
+        what: what the file holds, in the plural, for messages ("Dyck splits").
+        to_arrays, from_arrays: the value as named arrays and back.
+
+    Raises:
+        ValueError: ``meta`` has no ``"format"`` entry.
+        UserError: (a ValueError) the file exists but records another format or other
+            parameters, or cannot be read, or holds arrays ``from_arrays`` refuses.
+    """
+    if "format" not in meta:
+        raise ValueError(f"meta: expected a 'format' entry, got {dict(meta)}")
+    path = Path(path)
+    if not path.exists():
+        value = make()
+        save_arrays(path, meta, to_arrays(value))
+        return value
+    arrays = load_arrays(path, meta, what)
+    try:
+        return from_arrays(arrays)
+    except (KeyError, ValueError) as exc:
+        raise UserError(f"{path}: damaged {what} ({exc}); delete it to make them again") from exc

@@ -64,30 +64,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memrnn.checks import is_int
 from memrnn.errors import UserError
-
-
-def _min_lengths(productions: Mapping[str, tuple[tuple[str, float], ...]]) -> dict[str, int]:
-    """The length of the shortest word each nonterminal derives (a fixed point).
-
-    Raises ValueError if some nonterminal derives no finite word.
-    """
-    inf = 1 << 60
-    best = dict.fromkeys(productions, inf)
-    changed = True
-    while changed:
-        changed = False
-        for head, rules in productions.items():
-            for rhs, _ in rules:
-                n = sum(best.get(s, 1) for s in rhs)
-                if n < best[head]:
-                    best[head] = n
-                    changed = True
-    stuck = sorted(head for head, n in best.items() if n >= inf)
-    if stuck:
-        raise ValueError(f"productions: {stuck} derive no finite word")
-    return best
+from memrnn.languages.derivations import shortest_lengths
+from memrnn.validation import check_distribution, check_generator, check_int, check_int_range
 
 
 @dataclass(frozen=True)
@@ -116,13 +95,9 @@ class ProbabilisticGrammar:
                 raise ValueError(f"productions: nonterminal {head!r} is not one character")
             if not rules:
                 raise ValueError(f"productions[{head!r}]: no right-hand sides")
-            total = sum(p for _, p in rules)
-            if any(p <= 0 for _, p in rules) or abs(total - 1.0) > 1e-9:
-                raise ValueError(
-                    f"productions[{head!r}]: probabilities must be positive and sum to 1, "
-                    f"got {[p for _, p in rules]}"
-                )
-        object.__setattr__(self, "_min_length", _min_lengths(self.productions))
+            check_distribution(f"productions[{head!r}]", [p for _, p in rules], len(rules))
+        sides = {head: [rhs for rhs, _ in rules] for head, rules in self.productions.items()}
+        object.__setattr__(self, "_min_length", shortest_lengths(sides, "productions", "word"))
         tables = {
             head: (np.cumsum([p for _, p in rules]), [rhs for rhs, _ in rules])
             for head, rules in self.productions.items()
@@ -245,7 +220,7 @@ def sample_words(
     draw outside the range is rejected whole. The same ``rng`` state gives the same words.
 
     Args:
-        name: a language (``lr1.LANGUAGES``).
+        name: a language (``automata.LANGUAGES``).
         rng: the random generator; it is advanced.
         n: how many words, >= 0.
         min_length, max_length: the length range, 0 <= min_length <= max_length.
@@ -259,19 +234,15 @@ def sample_words(
     """
     if not isinstance(name, str) or name not in GRAMMARS:
         raise UserError(f"unknown language {name!r}; the languages are {', '.join(GRAMMARS)}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
-    for arg, value in (("n", n), ("min_length", min_length), ("max_length", max_length)):
-        if not is_int(value) or value < 0:
-            raise ValueError(f"{arg}: expected an int >= 0, got {value!r}")
-    if min_length > max_length:
-        raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
+    check_generator("rng", rng)
+    n = check_int("n", n, 0)
+    min_length, max_length = check_int_range(("min_length", "max_length"), min_length, max_length)
     if not any(_HAS_LENGTH[name](k) for k in range(min_length, max_length + 1)):
         raise ValueError(f"{name} has no words of lengths {min_length} to {max_length}")
     if max_attempts is None:
-        max_attempts = 2000 * int(n) + 2000
-    elif not is_int(max_attempts) or max_attempts < 1:
-        raise ValueError(f"max_attempts: expected an int >= 1, got {max_attempts!r}")
+        max_attempts = 2000 * n + 2000
+    else:
+        max_attempts = check_int("max_attempts", max_attempts, 1)
     grammar = GRAMMARS[name]
     words: list[str] = []
     attempts = 0
