@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memrnn.estimators.rsm import StackTeacher
 from memrnn.languages.lr1 import automaton
 from memrnn.languages.sampling import sample_words
-from memrnn.reservoir.rsm import StackTeacher
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.ntm import copy_example
 from memrnn.tasks.ntm import nonterminal_codes as copy_nonterminals

@@ -7,10 +7,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from memrnn.languages.lr1 import LR1Automaton, automaton
-from memrnn.languages.sampling import sample_words
-from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
-from memrnn.reservoir.rsm import (
+from memrnn.estimators.rsm import (
     NO_PUSH,
     ReencodingStack,
     ReservoirStackMachine,
@@ -19,6 +16,9 @@ from memrnn.reservoir.rsm import (
     TrainingSets,
     teacher_forcing,
 )
+from memrnn.languages.lr1 import LR1Automaton, automaton
+from memrnn.languages.sampling import sample_words
+from memrnn.reservoir import crj_reservoir, random_reservoir
 from memrnn.tasks.lr1_data import LR1Coding
 
 
