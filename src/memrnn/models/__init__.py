@@ -3,7 +3,7 @@ transduction models built on them, the LSTM language model of the Dyck experimen
 the Fast Weights RNN with its baselines."""
 
 from memrnn.models.baselines import IRNN, AttentionLSTM, LSTMEncoder, Retriever
-from memrnn.models.controller import MemoryRNN, MemoryRNNOutput
+from memrnn.models.controller import MemoryRNN
 from memrnn.models.fast_weights import FastWeightsRNN
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.lstm_lm import LSTMLanguageModel
@@ -24,7 +24,6 @@ __all__ = [
     "LSTMLanguageModel",
     "MemoryAugmentedLSTM",
     "MemoryRNN",
-    "MemoryRNNOutput",
     "Retriever",
     "SuperpositionStackRNN",
     "Trace",
