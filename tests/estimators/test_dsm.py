@@ -185,3 +185,14 @@ def test_predict_values_are_the_sigmoid_its_predict_decides_on() -> None:
     for v, decided, x in zip(values, dsm.predict(test.inputs), test.inputs, strict=True):
         assert v.shape == (len(x) + 1, 1) and v.min() > 0 and v.max() < 1
         np.testing.assert_array_equal((v > 0.5).astype(np.float64), decided)
+
+
+def test_teachers_that_never_pop() -> None:
+    """The copy task's teachers only push: c_pop has the one class 0 and never pops."""
+    train = make_dataset("copy", np.random.default_rng(0), 3, test=False)
+    assert all(j == 0 for t in train.teachers for steps in t.actions for j, _ in steps)
+    dsm = DeepStackMachine(6, epochs=2, output="mse", random_state=0)
+    dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
+    assert dsm.module_.c_pop.out_features == 1
+    outputs = dsm.predict(train.inputs)
+    assert [len(y) for y in outputs] == [len(x) + 1 for x in train.inputs]

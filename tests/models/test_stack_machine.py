@@ -75,8 +75,9 @@ def test_tokens_are_one_hot_vectors_and_gradients_reach_cell_and_output_head() -
 def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match=r"nonterminals: expected shape \(K, 5\)"):
         DeepStackMachineNetwork(5, 2, nonterminals=torch.eye(4))
-    with pytest.raises(ValueError, match="max_pop: expected an int >= 1"):
-        DeepStackMachineNetwork(5, 2, max_pop=0)
+    with pytest.raises(ValueError, match="max_pop: expected an int >= 0, got -1"):
+        DeepStackMachineNetwork(5, 2, max_pop=-1)
+    assert DeepStackMachineNetwork(5, 2, max_pop=0).c_pop.out_features == 1
     with pytest.raises(ValueError, match=r"inputs: expected shape \(B, T, 5\)"):
         _network(0)(torch.zeros(1, 3, 4))
     assert np.array_equal(_network(0).nonterminals.numpy(), np.eye(5)[3:])

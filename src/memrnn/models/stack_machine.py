@@ -89,7 +89,8 @@ class DeepStackMachineNetwork(nn.Module):
         nonterminals: (K, n) the vectors pushed for nonterminals 0 .. K-1 (one-hot codes
             over terminals and nonterminals in the paper); None for none, so that only
             shifted input symbols are ever on the stack.
-        max_pop: the most symbols c_pop can pop at once.
+        max_pop: the most symbols c_pop can pop at once (0: c_pop never pops, and the
+            stack only grows).
         max_actions: the most pop/push iterations per step before ``forward`` stops
             trusting the heads (they could otherwise loop).
     """
@@ -112,9 +113,10 @@ class DeepStackMachineNetwork(nn.Module):
             input_size=input_size,
             output_size=output_size,
             hidden_size=hidden_size,
-            max_pop=max_pop,
             max_actions=max_actions,
         )
+        if isinstance(max_pop, bool) or not isinstance(max_pop, int) or max_pop < 0:
+            raise ValueError(f"max_pop: expected an int >= 0, got {max_pop!r}")
         if nonterminals is None:
             nonterminals = torch.zeros(0, input_size)
         if nonterminals.ndim != 2 or nonterminals.shape[1] != input_size:
