@@ -51,6 +51,19 @@ def as_sequences(
     return out
 
 
+def aligned_sequences(X: object, Y: object) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Inputs X (T_i, n) and targets Y (T_i, L) aligned step by step, checked by
+    ``as_sequences``; ValueError naming Y where the counts or lengths differ."""
+    xs = as_sequences("X", X, "features")
+    ys = as_sequences("Y", Y, "outputs")
+    if len(ys) != len(xs):
+        raise ValueError(f"Y: has {len(ys)} sequences but X has {len(xs)}")
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        if y.shape[0] != x.shape[0]:
+            raise ValueError(f"Y[{i}]: has {y.shape[0]} time steps but X[{i}] has {x.shape[0]}")
+    return xs, ys
+
+
 def store_params(estimator: object, params: dict[str, object]) -> None:
     """Keep every ``__init__`` argument unchanged, as scikit-learn's contract asks;
     called as ``self._store_params(locals())``."""

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pad_sequence
 
-from memrnn.estimators.base import as_sequences
+from memrnn.estimators.base import aligned_sequences, as_sequences
 from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
@@ -105,13 +105,7 @@ class DeepSequenceModel(_TorchEstimator):
             Y: target sequences, each (T_i, L), aligned with X step by step; in [0, 1]
                 for ``loss="bce"``.
         """
-        xs = as_sequences("X", X, "features")
-        ys = as_sequences("Y", Y, "outputs")
-        if len(ys) != len(xs):
-            raise ValueError(f"Y: has {len(ys)} sequences but X has {len(xs)}")
-        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-            if y.shape[0] != x.shape[0]:
-                raise ValueError(f"Y[{i}]: has {y.shape[0]} time steps but X[{i}] has {x.shape[0]}")
+        xs, ys = aligned_sequences(X, Y)
         if self.model not in _MODELS:
             raise ValueError(f"model: expected one of {_MODELS}, got {self.model!r}")
         loss = check_output_kind("loss", self.loss)

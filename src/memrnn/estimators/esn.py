@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
 from sklearn.utils.validation import check_is_fitted
 
-from memrnn.estimators.base import as_sequences
+from memrnn.estimators.base import aligned_sequences, as_sequences
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.reservoir.reservoirs import RandomState, _check_float
 
@@ -82,13 +82,7 @@ class EchoStateNetwork(ReservoirParams, BaseEstimator):
             X: input sequences, each (T_i, n).
             Y: target sequences, each (T_i, L), aligned with X step by step.
         """
-        Xs = as_sequences("X", X, "features")
-        Ys = as_sequences("Y", Y, "outputs")
-        if len(Ys) != len(Xs):
-            raise ValueError(f"Y: has {len(Ys)} sequences but X has {len(Xs)}")
-        for i, (x, y) in enumerate(zip(Xs, Ys, strict=True)):
-            if y.shape[0] != x.shape[0]:
-                raise ValueError(f"Y[{i}]: has {y.shape[0]} time steps but X[{i}] has {x.shape[0]}")
+        Xs, Ys = aligned_sequences(X, Y)
         alpha = _check_float("alpha", self.alpha, nonnegative=True)
         reservoir = self._build_reservoir(Xs[0].shape[1])
         H = np.concatenate([reservoir.states(x) for x in Xs])

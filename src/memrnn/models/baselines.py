@@ -18,17 +18,21 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from memrnn.checks import check_token_ids
-from memrnn.models.checks import check_sizes
 from memrnn.models.readout import ReadoutRNN, make_readout
+
+
+def scaled_identity(layer: nn.Linear, scale: float) -> None:
+    """Set a square ``layer`` to ``scale`` times the identity, bias zero (Le et al. 2015)."""
+    with torch.no_grad():
+        layer.weight.copy_(scale * torch.eye(layer.in_features))
+        layer.bias.zero_()
 
 
 class IRNN(ReadoutRNN):
     """A ReLU RNN with an identity-scaled recurrent matrix (Le et al. 2015).
 
     Args:
-        input_size, output_size: the input vocabulary and the output classes.
-        hidden_size: R, the recurrent units.
-        readout: the units of the readout's hidden ReLU layer (100 in the paper).
+        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN``.
         recurrent_scale: W starts as this times the identity.
     """
 
@@ -41,20 +45,15 @@ class IRNN(ReadoutRNN):
         readout: int = 100,
         recurrent_scale: float = 1.0,
     ) -> None:
-        super().__init__()
-        check_sizes(input_size=input_size, output_size=output_size, hidden_size=hidden_size,
-                    readout=readout)  # fmt: skip
-        self.hidden_size = hidden_size
+        super().__init__(input_size, output_size, hidden_size, readout)
         self.C = nn.Embedding(input_size, hidden_size)
         self.W = nn.Linear(hidden_size, hidden_size)
-        with torch.no_grad():
-            self.W.weight.copy_(recurrent_scale * torch.eye(hidden_size))
-            self.W.bias.zero_()
+        scaled_identity(self.W, recurrent_scale)
         self.readout = make_readout(hidden_size, readout, output_size)
 
     def features(self, tokens: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.C.num_embeddings, min_steps=1)
+        check_token_ids(tokens, self.input_size, min_steps=1)
         inputs = self.C(tokens)
         h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
         states = []
@@ -65,48 +64,34 @@ class IRNN(ReadoutRNN):
 
 
 class OneHotLSTM(ReadoutRNN):
-    """A single-layer LSTM on one-hot inputs, the LSTM of Ba et al. (2016), Table 1.
-
-    Args:
-        input_size, output_size: the input vocabulary and the output classes.
-        hidden_size: R, the LSTM's units.
-        readout: the units of the readout's hidden ReLU layer (100 in the paper).
-    """
+    """A single-layer LSTM on one-hot inputs, the LSTM of Ba et al. (2016), Table 1, of
+    R = ``hidden_size`` units; the arguments are ``ReadoutRNN``'s."""
 
     def __init__(
         self, input_size: int, output_size: int, hidden_size: int = 20, *, readout: int = 100
     ) -> None:
-        super().__init__()
-        check_sizes(input_size=input_size, output_size=output_size, hidden_size=hidden_size,
-                    readout=readout)  # fmt: skip
-        self.vocab, self.hidden_size = input_size, hidden_size
+        super().__init__(input_size, output_size, hidden_size, readout)
         self.lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
         self.readout = make_readout(hidden_size, readout, output_size)
 
     def features(self, tokens: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.vocab, min_steps=1)
-        states, _ = self.lstm(F.one_hot(tokens, self.vocab).to(next(self.lstm.parameters()).dtype))
+        check_token_ids(tokens, self.input_size, min_steps=1)
+        dtype = next(self.lstm.parameters()).dtype
+        inputs = F.one_hot(tokens, self.input_size).to(dtype)
+        states, _ = self.lstm(inputs)
         return states
 
 
 class AttentionLSTM(ReadoutRNN):
     """An LSTM with soft attention over its own past hidden states (the A-LSTM of Ba et
-    al. 2016, Table 1); its features are [h_t; c_t], (B, T, 2R).
-
-    Args:
-        input_size, output_size: the input vocabulary and the output classes.
-        hidden_size: R, the LSTM's units.
-        readout: the units of the readout's hidden ReLU layer (100 in the paper).
-    """
+    al. 2016, Table 1) of R = ``hidden_size`` units; its features are [h_t; c_t],
+    (B, T, 2R). The arguments are ``ReadoutRNN``'s."""
 
     def __init__(
         self, input_size: int, output_size: int, hidden_size: int = 20, *, readout: int = 100
     ) -> None:
-        super().__init__()
-        check_sizes(input_size=input_size, output_size=output_size, hidden_size=hidden_size,
-                    readout=readout)  # fmt: skip
-        self.vocab, self.hidden_size = input_size, hidden_size
+        super().__init__(input_size, output_size, hidden_size, readout)
         self.cell = nn.LSTMCell(input_size + hidden_size, hidden_size)
         self.query = nn.Linear(hidden_size, hidden_size, bias=False)
         self.readout = make_readout(2 * hidden_size, readout, output_size)
@@ -120,8 +105,8 @@ class AttentionLSTM(ReadoutRNN):
 
     def features(self, tokens: Tensor) -> Tensor:
         """[h_t; c_t] (B, T, 2R)."""
-        check_token_ids(tokens, self.vocab, min_steps=1)
-        inputs = F.one_hot(tokens, self.vocab).to(self.query.weight.dtype)
+        check_token_ids(tokens, self.input_size, min_steps=1)
+        inputs = F.one_hot(tokens, self.input_size).to(self.query.weight.dtype)
         h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
         c, context = torch.zeros_like(h), torch.zeros_like(h)
         past: list[Tensor] = []

@@ -30,6 +30,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.checks import check_token_ids
+from memrnn.models.baselines import scaled_identity
 from memrnn.models.checks import check_sizes
 from memrnn.models.readout import ReadoutRNN, make_readout
 
@@ -64,10 +65,8 @@ class FastWeightsRNN(ReadoutRNN):
     features are the states h_t (B, T, R).
 
     Args:
-        input_size: the input vocabulary (x_t is one-hot, so C x_t is an embedding lookup).
-        output_size: the output classes.
-        hidden_size: R, the recurrent units.
-        readout: the units of the readout's hidden ReLU layer (100 in the paper).
+        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN`` (the input
+            is one-hot, so C x_t is an embedding lookup).
         decay: lambda, the fast memory's decay (0 <= lambda < 1 keeps it bounded).
         fast_lr: eta, the fast memory's learning rate.
         inner_steps: S >= 1.
@@ -91,28 +90,25 @@ class FastWeightsRNN(ReadoutRNN):
         form: Form = "attention",
         norm: Norm = "sum",
     ) -> None:
-        super().__init__()
-        check_sizes(input_size=input_size, output_size=output_size, hidden_size=hidden_size,
-                    readout=readout, inner_steps=inner_steps)  # fmt: skip
+        super().__init__(input_size, output_size, hidden_size, readout)
+        check_sizes(inner_steps=inner_steps)
         if not 0.0 <= decay <= 1.0:
             raise ValueError(f"decay: lambda must lie in [0, 1], got {decay}")
         if form not in ("attention", "matrix"):
             raise ValueError(f"form: expected attention or matrix, got {form!r}")
         if norm not in ("sum", "slow"):
             raise ValueError(f"norm: expected sum or slow, got {norm!r}")
-        self.hidden_size, self.decay, self.fast_lr = hidden_size, decay, fast_lr
+        self.decay, self.fast_lr = decay, fast_lr
         self.inner_steps, self.form, self.norm_over = inner_steps, form, norm
         self.C = nn.Embedding(input_size, hidden_size)
         self.W = nn.Linear(hidden_size, hidden_size)
         self.norm = nn.LayerNorm(hidden_size)  # over the hidden units of each example
-        with torch.no_grad():
-            self.W.weight.copy_(recurrent_scale * torch.eye(hidden_size))
-            self.W.bias.zero_()
+        scaled_identity(self.W, recurrent_scale)
         self.readout = make_readout(hidden_size, readout, output_size)
 
     def features(self, tokens: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.C.num_embeddings, min_steps=1)
+        check_token_ids(tokens, self.input_size, min_steps=1)
         batch, steps = tokens.shape
         h = tokens.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
         inputs = self.C(tokens)

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind
+from memrnn.models.checks import InputKind, check_sizes
 
 
 def make_readout(width: int, units: int, output_size: int) -> nn.Sequential:
@@ -27,10 +27,21 @@ class ReadoutRNN(nn.Module, ABC):
 
     Subclasses compute ``features`` and build ``self.readout`` with ``make_readout``
     after their own layers, so that the initial weights are drawn in that order.
+
+    Args:
+        input_size, output_size: the input vocabulary and the output classes.
+        hidden_size: R, the recurrent units.
+        readout: the units of the readout's hidden ReLU layer (100 in the paper).
     """
 
     accepts: ClassVar[tuple[InputKind, ...]] = ("tokens",)
     readout: nn.Sequential
+
+    def __init__(self, input_size: int, output_size: int, hidden_size: int, readout: int) -> None:
+        super().__init__()
+        check_sizes(input_size=input_size, output_size=output_size, hidden_size=hidden_size,
+                    readout=readout)  # fmt: skip
+        self.input_size, self.output_size, self.hidden_size = input_size, output_size, hidden_size
 
     @abstractmethod
     def features(self, tokens: Tensor) -> Tensor:
