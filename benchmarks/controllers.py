@@ -42,13 +42,13 @@ def main() -> None:
         for batch in args.batch:
             torch.manual_seed(0)
             models = {
-                "Deep LSTM (1 layer)": DeepLSTM(131, 129, hidden=hidden),
+                "Deep LSTM (1 layer)": DeepLSTM(131, 129, hidden_size=hidden),
                 **{
                     f"{kind.capitalize()}-LSTM": MemoryAugmentedLSTM(
                         131,
                         129,
                         memory=kind,
-                        hidden=hidden,  # type: ignore[arg-type]
+                        hidden_size=hidden,  # type: ignore[arg-type]
                     )
                     for kind in ("stack", "queue", "deque")
                 },
@@ -56,7 +56,7 @@ def main() -> None:
             base = None
             for name, model in models.items():
                 seconds = seconds_per_step(
-                    lambda x, m=model: m(x).logits,
+                    lambda x, m=model: m(x),
                     model.to(device),
                     batch,
                     args.length,

@@ -32,7 +32,7 @@ def saved_bytes(model: FastWeightsRNN, tokens: Tensor) -> tuple[Tensor, int]:
         return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        out = model(tokens)
+        out = model.features(tokens)
     return out, sum(storages.values())
 
 
@@ -40,13 +40,13 @@ def measure(
     form: str, hidden: int, length: int, batch: int, device: torch.device, repeats: int
 ) -> dict[str, float]:
     torch.manual_seed(0)
-    model = FastWeightsRNN(37, hidden, form=form).to(device)  # type: ignore[arg-type]
+    model = FastWeightsRNN(37, 10, hidden, form=form).to(device)  # type: ignore[arg-type]
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     tokens = torch.randint(0, 37, (batch, length), device=device)
 
     def step() -> None:
         optimizer.zero_grad(set_to_none=True)
-        model(tokens).square().mean().backward()
+        model.features(tokens).square().mean().backward()
         optimizer.step()
         if device.type == "cuda":
             torch.cuda.synchronize()

@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
+from memrnn.estimators import ReservoirStackMachine
 from memrnn.experiments.paassen2021 import QUICK_PARAMS, RESERVOIRS, mean_absolute_error
-from memrnn.reservoir.rsm import ReservoirStackMachine
 from memrnn.tasks.rsm_benchmarks import Dataset, make_dataset, scored_rows
 
 

@@ -4,7 +4,8 @@ Speed: one RMSProp step (forward, backward, clipping, update) on token ids, at t
 paper's sizes (128 symbols, embeddings 64, hidden 256, memory width 256), for
 
 - the LSTM alone (memrnn's 1-layer ``DeepLSTM``: the controller without its memory);
-- memrnn's Stack-, Queue- and DeQue-LSTM (the whole-sequence path, ``memrnn.models.fused``);
+- memrnn's Stack-, Queue- and DeQue-LSTM (the whole-sequence path,
+  ``memrnn.models.controller.fused``);
 - memrnn's Stack-LSTM run step by step under plain autograd (``stepwise=True``);
 - the two naive Stack-LSTMs of ``benchmarks/naive_stacks.py``: values re-stacked every
   step, and the literal loop over depth.
@@ -84,7 +85,7 @@ def best_time(work: Callable[[], None], repeats: int) -> float:
 
 def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor], Tensor]]]:
     torch.manual_seed(0)
-    lstm = DeepLSTM(IN_VOCAB, OUT_VOCAB, hidden=256).to(device)
+    lstm = DeepLSTM(IN_VOCAB, OUT_VOCAB, hidden_size=256).to(device)
     memories = {
         kind: MemoryAugmentedLSTM(IN_VOCAB, OUT_VOCAB, memory=kind).to(device)  # type: ignore[arg-type]
         for kind in ("stack", "queue", "deque")
@@ -97,13 +98,13 @@ def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor
         naive[variant] = model
     tokens = torch.randint(0, IN_VOCAB, (3, 12), device=device)
     for variant, model in naive.items():
-        if not same_logits(model(tokens), stack(tokens).logits):
+        if not same_logits(model(tokens), stack(tokens)):
             raise AssertionError(f"the {variant} Stack-LSTM does not compute memrnn's logits")
     return {
-        "LSTM alone": (lstm, lambda x: lstm(x).logits),
-        "memrnn Stack-LSTM": (stack, lambda x: stack(x).logits),
-        "memrnn Queue-LSTM": (memories["queue"], lambda x: memories["queue"](x).logits),
-        "memrnn DeQue-LSTM": (memories["deque"], lambda x: memories["deque"](x).logits),
+        "LSTM alone": (lstm, lstm),
+        "memrnn Stack-LSTM": (stack, stack),
+        "memrnn Queue-LSTM": (memories["queue"], memories["queue"]),
+        "memrnn DeQue-LSTM": (memories["deque"], memories["deque"]),
         "memrnn Stack-LSTM, per-step autograd": (stack, lambda x: stepwise(stack, x)),
         "re-stacking values": (naive["restacking"], naive["restacking"]),
         "literal depth loop": (naive["depth_loop"], naive["depth_loop"]),
@@ -147,7 +148,7 @@ def products_alone(batch: int, length: int, device: torch.device, repeats: int) 
 def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
     """``model``'s logits through its per-step reference path."""
     core = model.core(model.embed(tokens), stepwise=True)
-    out: Tensor = model.output(torch.tanh(core.logits))
+    out: Tensor = model.output(torch.tanh(core))
     return out
 
 

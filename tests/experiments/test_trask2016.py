@@ -155,7 +155,7 @@ def test_the_fix_variant_trains_the_side_task() -> None:
     batch = run.training_batch(np.random.default_rng(0))
     logits, from_h, from_o = model.with_reconstructions(batch.inputs)
     # The step-by-step path is the same controller as the whole-sequence one.
-    assert torch.allclose(logits, model(batch.inputs).logits, atol=1e-5)
+    assert torch.allclose(logits, model(batch.inputs), atol=1e-5)
     reversal = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
     side = autoencoder_loss(batch.inputs, from_h, from_o)
     loss = run.loss(batch)
@@ -172,9 +172,7 @@ def test_the_fix_variant_trains_the_side_task() -> None:
         ]
 
     with_side = grads(run.loss(batch))
-    alone = grads(
-        F.cross_entropy(model(batch.inputs).logits.flatten(0, 1), batch.targets.flatten())
-    )
+    alone = grads(F.cross_entropy(model(batch.inputs).flatten(0, 1), batch.targets.flatten()))
     assert not torch.allclose(with_side[0], alone[0])
     assert with_side[1].abs().sum() > 0 and not alone[1].any()
 
@@ -189,7 +187,7 @@ def test_the_fix_variant_trains_the_side_task() -> None:
 def test_the_other_variants_train_the_reversal_alone() -> None:
     run = _build("naive", batch_size=4, max_length=4)
     batch = run.training_batch(np.random.default_rng(0))
-    logits = run.model(batch.inputs).logits
+    logits = run.model(batch.inputs)
     reversal = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
     assert run.loss(batch).item() == reversal.item()
 

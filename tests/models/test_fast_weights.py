@@ -1,19 +1,20 @@
 """Fast Weights RNN: the attention form against the literal matrix A_t, its hand-written
-backward, per-example layer normalisation, and the baselines' shapes."""
+backward, per-example layer normalisation; the readout the baselines share."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from memrnn.models.baselines import ENCODERS, AttentionLSTM, Retriever
+from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
 from memrnn.models.fast_weights import FastWeightsRNN, _FastTerm
+from memrnn.models.readout import ReadoutRNN
 
 
 def _pair(**options: float) -> tuple[FastWeightsRNN, FastWeightsRNN]:
     torch.manual_seed(0)
-    attention = FastWeightsRNN(7, 6, form="attention", **options).double()  # type: ignore[arg-type]
-    matrix = FastWeightsRNN(7, 6, form="matrix", **options).double()  # type: ignore[arg-type]
+    attention = FastWeightsRNN(7, 3, 6, form="attention", **options).double()  # type: ignore[arg-type]
+    matrix = FastWeightsRNN(7, 3, 6, form="matrix", **options).double()  # type: ignore[arg-type]
     matrix.load_state_dict(attention.state_dict())
     with torch.no_grad():  # a recurrent matrix that is not a multiple of the identity
         for model in (attention, matrix):
@@ -26,13 +27,14 @@ def _pair(**options: float) -> tuple[FastWeightsRNN, FastWeightsRNN]:
 def test_attention_form_equals_the_matrix_form(inner_steps: int, decay: float) -> None:
     attention, matrix = _pair(inner_steps=inner_steps, decay=decay, fast_lr=0.05)
     tokens = torch.randint(0, 7, (5, 9), generator=torch.Generator().manual_seed(1))
-    a, m = attention(tokens), matrix(tokens)
+    a, m = attention.features(tokens), matrix.features(tokens)
     torch.testing.assert_close(a, m, rtol=1e-10, atol=1e-12)
     grads = []
     for model, out in ((attention, a), (matrix, m)):
         model.zero_grad()
         (out * torch.arange(out.numel(), dtype=out.dtype).view_as(out).sin()).sum().backward()
-        grads.append({n: p.grad.clone() for n, p in model.named_parameters()})  # type: ignore[union-attr]
+        grads.append({n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None})
+    assert set(grads[0]) == {"C.weight", "W.weight", "W.bias", "norm.weight", "norm.bias"}
     for name in grads[0]:
         torch.testing.assert_close(grads[0][name], grads[1][name], rtol=1e-9, atol=1e-11)
 
@@ -41,7 +43,7 @@ def test_the_memory_changes_the_states() -> None:
     attention, _ = _pair(fast_lr=0.5)
     tokens = torch.randint(0, 7, (3, 8), generator=torch.Generator().manual_seed(2))
     without, _ = _pair(fast_lr=0.0)
-    assert not torch.allclose(attention(tokens), without(tokens))
+    assert not torch.allclose(attention.features(tokens), without.features(tokens))
 
 
 def test_fast_term_gradcheck() -> None:
@@ -58,7 +60,7 @@ def test_fast_term_gradcheck() -> None:
 
 def test_layer_norm_is_per_example_not_over_the_batch() -> None:
     torch.manual_seed(4)
-    model = FastWeightsRNN(7, 6, recurrent_scale=0.3)
+    model = FastWeightsRNN(7, 3, 6, recurrent_scale=0.3)
     tokens = torch.randint(0, 7, (4, 6))
     other = tokens.clone()
     other[1:] = (other[1:] + 3) % 7  # change every example but the first
@@ -66,42 +68,45 @@ def test_layer_norm_is_per_example_not_over_the_batch() -> None:
     torch.testing.assert_close(model(tokens[:1])[0], model(tokens)[0])
 
 
-@pytest.mark.parametrize("encoder", ENCODERS)
-def test_retrievers_score_the_last_step(encoder: str) -> None:
+@pytest.mark.parametrize("model_type", [FastWeightsRNN, IRNN, OneHotLSTM, AttentionLSTM])
+def test_last_step_scores_the_last_step_alone(model_type: type[ReadoutRNN]) -> None:
     torch.manual_seed(5)
-    model = Retriever(encoder, 37, 8)
+    model = model_type(37, 10, 8)  # type: ignore[call-arg]
     tokens = torch.randint(0, 37, (3, 11))
-    scores = model(tokens)
+    scores = model.last_step(tokens)
     assert scores.shape == (3, 10)
+    every = model(tokens)
+    assert every.shape == (3, 11, 10)
+    torch.testing.assert_close(every[:, -1], scores)
     scores.sum().backward()
     assert all(p.grad is not None for p in model.parameters())
     changed = tokens.clone()
     changed[:, -1] = (changed[:, -1] + 1) % 37
-    assert not torch.allclose(model(changed), scores)
+    assert not torch.allclose(model.last_step(changed), scores)
 
 
 def test_attention_lstm_attends_over_the_past_only() -> None:
     torch.manual_seed(6)
-    model = AttentionLSTM(5, 4)
+    model = AttentionLSTM(5, 2, 4)
     tokens = torch.randint(0, 5, (2, 7))
     later = tokens.clone()
     later[:, 4:] = (later[:, 4:] + 1) % 5
-    torch.testing.assert_close(model(tokens)[:, :4], model(later)[:, :4])
+    torch.testing.assert_close(model.features(tokens)[:, :4], model.features(later)[:, :4])
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="encoder: expected one of"):
-        Retriever("gru", 37, 8)
-    with pytest.raises(ValueError, match="lstm: takes no options"):
-        Retriever("lstm", 37, 8, decay=0.9)
+    with pytest.raises(ValueError, match="readout: expected an int >= 1, got 0"):
+        IRNN(37, 10, 8, readout=0)
+    with pytest.raises(ValueError, match="inner_steps: expected an int >= 1, got 0"):
+        FastWeightsRNN(7, 3, 6, inner_steps=0)
     with pytest.raises(ValueError, match="decay: lambda"):
-        FastWeightsRNN(7, 6, decay=1.5)
+        FastWeightsRNN(7, 3, 6, decay=1.5)
     with pytest.raises(ValueError, match="form: expected"):
-        FastWeightsRNN(7, 6, form="dense")  # type: ignore[arg-type]
+        FastWeightsRNN(7, 3, 6, form="dense")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 6"):
-        FastWeightsRNN(7, 6)(torch.tensor([[7]]))
+        FastWeightsRNN(7, 3, 6)(torch.tensor([[7]]))
     with pytest.raises(ValueError, match="tokens: expected a"):
-        FastWeightsRNN(7, 6)(torch.tensor([1, 2]))
+        FastWeightsRNN(7, 3, 6)(torch.tensor([1, 2]))
 
 
 @pytest.mark.gpu
@@ -109,6 +114,6 @@ def test_bad_arguments() -> None:
 def test_attention_form_on_cuda_equals_the_matrix_form() -> None:
     attention, matrix = _pair(fast_lr=0.05)
     tokens = torch.randint(0, 7, (5, 9), generator=torch.Generator().manual_seed(1))
-    a = attention.cuda()(tokens.cuda())
-    torch.testing.assert_close(a.cpu(), matrix(tokens), rtol=1e-8, atol=1e-10)
+    a = attention.cuda().features(tokens.cuda())
+    torch.testing.assert_close(a.cpu(), matrix.features(tokens), rtol=1e-8, atol=1e-10)
     a.sum().backward()

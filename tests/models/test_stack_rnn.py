@@ -1,4 +1,4 @@
-"""The Stack-RNN of Suzgun et al. (2019)."""
+"""The superposition Stack-RNN (Joulin and Mikolov 2015; Suzgun et al. 2019)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ from memrnn.models.stack_rnn import SuperpositionStackRNN
 def test_shapes_and_gradients(cell: str) -> None:
     torch.manual_seed(0)
     model = SuperpositionStackRNN(3, 2, 8, 4, 10, cell=cell)  # type: ignore[arg-type]
-    out = model(torch.randn(5, 7, 3))
-    assert out.logits.shape == (5, 7, 2) and out.push.shape == out.pop.shape == (5, 7)
+    inputs = torch.randn(5, 7, 3)
+    out = model.trace(inputs)
+    assert out.outputs.shape == (5, 7, 2) and out.push.shape == out.pop.shape == (5, 7)
+    assert out.push_bot is None and out.pop_bot is None and out.strengths is None
     torch.testing.assert_close(out.push + out.pop, torch.ones(5, 7))
-    out.logits.sum().backward()
+    assert torch.equal(model(inputs), out.outputs)
+    out.outputs.sum().backward()
     for name, param in model.named_parameters():
         assert param.grad is not None and param.grad.abs().sum() > 0, name
 
@@ -25,10 +28,10 @@ def test_the_stack_feeds_the_state() -> None:
     torch.manual_seed(1)
     model = SuperpositionStackRNN(2, 2, 6, 3, 5)
     inputs = torch.randn(1, 6, 2)
-    with_stack = model(inputs).logits
+    with_stack = model(inputs)
     with torch.no_grad():
         model.W_sh.weight.zero_()
-    without = model(inputs).logits
+    without = model(inputs)
     torch.testing.assert_close(with_stack[:, 0], without[:, 0])  # empty stack at t = 0
     assert not torch.allclose(with_stack[:, 1:], without[:, 1:])
 
@@ -43,7 +46,7 @@ def test_learns_to_remember_the_first_symbol() -> None:
         first = torch.randint(0, 2, (32,), generator=gen)
         inputs = torch.zeros(32, 6, 2)
         inputs[torch.arange(32), 0, first] = 1.0
-        logits = model(inputs).logits[:, -1]
+        logits = model(inputs)[:, -1]
         loss = torch.nn.functional.cross_entropy(logits, first)
         optimizer.zero_grad()
         loss.backward()
@@ -61,4 +64,14 @@ def test_bad_input() -> None:
         SuperpositionStackRNN(3, 2, 4, 2, 3, cell="tape")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="stack_depth: expected an int >= 1, got 0"):
         SuperpositionStackRNN(3, 2, 4, 2, 0)
-    assert model(torch.zeros(2, 0, 3)).logits.shape == (2, 0, 2)
+    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 2"):
+        model(torch.tensor([[0, 3]]))
+    assert model(torch.zeros(2, 0, 3)).shape == (2, 0, 2)
+
+
+def test_token_ids_read_as_one_hot_vectors() -> None:
+    torch.manual_seed(2)
+    model = SuperpositionStackRNN(4, 3, 6, 2, 5)
+    tokens = torch.tensor([[0, 3, 1, 1], [2, 2, 0, 3]])
+    vectors = torch.nn.functional.one_hot(tokens, 4).float()
+    assert torch.equal(model(tokens), model(vectors))

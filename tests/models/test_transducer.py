@@ -18,7 +18,7 @@ from memrnn.models.transducer import (
 
 def _models() -> list[MemoryAugmentedLSTM | DeepLSTM]:
     torch.manual_seed(0)
-    kw = {"hidden": 12, "embedding": 6}
+    kw = {"hidden_size": 12, "embedding": 6}
     return [
         MemoryAugmentedLSTM(9, 7, memory="stack", memory_width=5, **kw),
         MemoryAugmentedLSTM(9, 7, memory="queue", memory_width=5, **kw),
@@ -32,7 +32,7 @@ def _models() -> list[MemoryAugmentedLSTM | DeepLSTM]:
 def test_steps_equal_the_teacher_forced_pass(index: int) -> None:
     model = _models()[index].double()
     tokens = torch.randint(0, 9, (4, 10), generator=torch.Generator().manual_seed(1))
-    whole = model(tokens).logits
+    whole = model(tokens)
     assert whole.shape == (4, 10, 7)
     carry = model.start(4, 10)
     steps = []
@@ -47,9 +47,11 @@ def test_steps_equal_the_teacher_forced_pass(index: int) -> None:
 @pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
 def test_traces(memory: str) -> None:
     torch.manual_seed(2)
-    model = MemoryAugmentedLSTM(9, 7, memory=memory, hidden=8, embedding=4, memory_width=3)  # type: ignore[arg-type]
-    out = model(torch.randint(0, 9, (2, 6)), traces=True)
-    assert out.push is not None and out.pop is not None and out.strengths is not None
+    model = MemoryAugmentedLSTM(9, 7, memory=memory, hidden_size=8, embedding=4, memory_width=3)  # type: ignore[arg-type]
+    tokens = torch.randint(0, 9, (2, 6))
+    out = model.trace(tokens, strengths=True)
+    assert out.strengths is not None
+    assert torch.equal(out.outputs, model(tokens))
     assert out.push.shape == out.pop.shape == (2, 6)
     width = 12 if memory == "deque" else 6
     assert out.strengths.shape == (2, 6, width)
@@ -57,11 +59,11 @@ def test_traces(memory: str) -> None:
         later = torch.triu(torch.ones(6, 6, dtype=torch.bool), diagonal=1)
         assert (out.strengths[:, later] == 0).all()
     assert (out.push_bot is not None) == (memory == "deque")
-    assert model(torch.randint(0, 9, (2, 6))).strengths is None
+    assert model.trace(tokens).strengths is None
 
 
 def test_pop_bias_starts_at_minus_one() -> None:
-    model = MemoryAugmentedLSTM(9, 7, memory="deque", hidden=8, embedding=4, memory_width=3)
+    model = MemoryAugmentedLSTM(9, 7, memory="deque", hidden_size=8, embedding=4, memory_width=3)
     assert model.core.top.pop.bias.item() == -1.0
     assert model.core.bot is not None and model.core.bot.pop.bias.item() == -1.0
 
@@ -78,9 +80,9 @@ PAPER_COUNTS = {
 @pytest.mark.parametrize(("kind", "hidden"), sorted(PAPER_COUNTS))
 def test_parameter_counts_match_appendix_d(kind: str, hidden: int) -> None:
     if kind == "lstm1":
-        model: MemoryAugmentedLSTM | DeepLSTM = DeepLSTM(131, 129, hidden=hidden)
+        model: MemoryAugmentedLSTM | DeepLSTM = DeepLSTM(131, 129, hidden_size=hidden)
     else:
-        model = MemoryAugmentedLSTM(131, 129, memory=kind, hidden=hidden)  # type: ignore[arg-type]
+        model = MemoryAugmentedLSTM(131, 129, memory=kind, hidden_size=hidden)  # type: ignore[arg-type]
     assert core_parameters(model) == pytest.approx(PAPER_COUNTS[kind, hidden], rel=0.05)
     assert core_parameters(model) < sum(p.numel() for p in model.parameters())
 
@@ -93,7 +95,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="memory: expected one of"):
         MemoryAugmentedLSTM(9, 7, memory="heap")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 8"):
-        MemoryAugmentedLSTM(9, 7, hidden=4, embedding=2, memory_width=2)(torch.tensor([[9]]))
+        MemoryAugmentedLSTM(9, 7, hidden_size=4, embedding=2, memory_width=2)(torch.tensor([[9]]))
 
 
 @pytest.mark.parametrize("index", [0, 2, 4])
@@ -112,7 +114,7 @@ def test_greedy_decode_equals_rerunning_the_whole_sequence(index: int) -> None:
         want = []
         for _ in range(4):  # the literal way: rerun everything, take the last argmax
             with torch.no_grad():
-                last = model(torch.tensor([seq])).logits[0, -1].argmax().item()
+                last = model(torch.tensor([seq]))[0, -1].argmax().item()
             want.append(last)
             seq.append(int(feed(torch.tensor(last))))
         assert got[b].tolist() == want

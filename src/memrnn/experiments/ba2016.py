@@ -31,7 +31,7 @@ from memrnn.experiments.base import (
     TrainConfig,
 )
 from memrnn.io import load_or_make
-from memrnn.models.baselines import ENCODERS, Retriever
+from memrnn.models import ReadoutRNN, build_model
 from memrnn.tasks.retrieval import (
     CLASSES,
     SPLIT_SIZES,
@@ -99,8 +99,8 @@ class Ba2016Config(TrainConfig):
 
     def validate(self) -> None:
         super().validate()
-        if self.model not in ENCODERS:
-            raise ValueError(f"model: expected one of {', '.join(ENCODERS)}, got {self.model!r}")
+        if self.model not in MODEL_NAMES:
+            raise ValueError(f"model: expected one of {', '.join(MODEL_NAMES)}, got {self.model!r}")
         self.require_positive("hidden", "pairs", "inner_steps", "readout")
         self.require_positive("train_size", "validation_size", "test_size")
         if self.norm not in ("sum", "slow"):
@@ -122,7 +122,7 @@ class Ba2016Config(TrainConfig):
 
 
 class RetrievalRun:
-    """One run: a ``Retriever`` and the splits it trains and is scored on."""
+    """One run: a model with the paper's readout and the splits it trains and is scored on."""
 
     def __init__(self, config: Ba2016Config, device: torch.device) -> None:
         self.config, self.device = config, device
@@ -143,10 +143,12 @@ class RetrievalRun:
             tuple(torch.from_numpy(a).to(device) for a in split)
             for split in (splits.train, splits.validation, splits.test)
         )
-        self.model = Retriever(
-            config.model, VOCAB_SIZE, config.hidden, CLASSES, config.readout,
+        model = build_model(
+            config.model, VOCAB_SIZE, CLASSES, hidden_size=config.hidden, readout=config.readout,
             **config.model_options(),
-        ).to(device)  # fmt: skip
+        )  # fmt: skip
+        assert isinstance(model, ReadoutRNN)
+        self.model = model.to(device)
 
     def training_batch(self, rng: np.random.Generator) -> tuple[Tensor, Tensor]:
         rows = torch.from_numpy(rng.integers(0, len(self.train[0]), self.config.batch_size))
@@ -155,14 +157,14 @@ class RetrievalRun:
 
     def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
         inputs, targets = batch
-        return F.cross_entropy(self.model(inputs), targets)
+        return F.cross_entropy(self.model.last_step(inputs), targets)
 
     def _score(self, split: tuple[Tensor, ...]) -> tuple[float, float]:
         """Error rate and mean cross-entropy over a whole split, in chunks."""
         wrong, total_loss = 0, 0.0
         for lo in range(0, len(split[0]), 5000):
             inputs, targets = split[0][lo : lo + 5000], split[1][lo : lo + 5000]
-            scores = self.model(inputs)
+            scores = self.model.last_step(inputs)
             wrong += int((scores.argmax(dim=1) != targets).sum())
             total_loss += float(F.cross_entropy(scores, targets, reduction="sum"))
         return wrong / len(split[0]), total_loss / len(split[0])

@@ -195,13 +195,13 @@ class TransductionRun:
         network: MemoryAugmentedLSTM | DeepLSTM
         if config.model == "lstm":
             network = DeepLSTM(
-                self.task.input_size, self.task.output_size, hidden=config.hidden,
+                self.task.input_size, self.task.output_size, hidden_size=config.hidden,
                 layers=config.layers, embedding=config.embedding,
             )  # fmt: skip
         else:
             network = MemoryAugmentedLSTM(
                 self.task.input_size, self.task.output_size, memory=config.model,  # type: ignore[arg-type]
-                hidden=config.hidden, embedding=config.embedding,
+                hidden_size=config.hidden, embedding=config.embedding,
                 memory_width=config.memory_width, pop_bias=config.pop_bias,
                 push_bias=config.push_bias, bottom_push_bias=config.bottom_push_bias,
             )  # fmt: skip
@@ -228,7 +228,7 @@ class TransductionRun:
             # at the longest training lengths, never while it is still learning the task.
             at_longest = int(self.model.bound) >= self.config.max_length
             network.core.gate_noise = self.config.gate_noise if at_longest else 0.0
-        logits = network(batch.inputs).logits
+        logits = network(batch.inputs)
         return F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
 
     def score(self, rng: np.random.Generator, lo: int, hi: int) -> tuple[float, float]:
@@ -271,8 +271,8 @@ class TransductionRun:
         # The shortest test length the task has (bigram flipping takes even lengths only).
         hi = min(c.test_min_length + 1, c.test_max_length)
         batch = self._batch(rng, 1, c.test_min_length, hi)
-        out = network(batch.inputs, traces=True)
-        assert out.push is not None and out.pop is not None and out.strengths is not None
+        out = network.trace(batch.inputs, strengths=True)
+        assert out.strengths is not None
         return {
             "source_length": int(batch.source_lengths[0]),
             "push": out.push[0].tolist(),

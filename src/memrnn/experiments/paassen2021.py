@@ -47,6 +47,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from memrnn.estimators import (
+    DeepSequenceModel,
+    DeepStackMachine,
+    EchoStateNetwork,
+    ReservoirStackMachine,
+)
 from memrnn.experiments.base import (
     Cell,
     Experiment,
@@ -69,11 +75,7 @@ from memrnn.experiments.paassen2021_paper import (
     PAPER_SECONDS_1024,
     Numbers,
 )
-from memrnn.reservoir.deep import DeepSequenceModel
-from memrnn.reservoir.dsm import DeepStackMachine
-from memrnn.reservoir.esn import EchoStateNetwork
-from memrnn.reservoir.reservoirs import crj_input_signs, crj_reservoir
-from memrnn.reservoir.rsm import ReservoirStackMachine
+from memrnn.reservoir import crj_input_signs, crj_reservoir
 from memrnn.tasks.rsm_benchmarks import (
     COPY_TASKS,
     LANGUAGE_TASKS,

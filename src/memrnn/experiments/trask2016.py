@@ -315,15 +315,15 @@ class ReversalRun:
             logits, from_h, from_o = self.model.with_reconstructions(batch.inputs)
             side = autoencoder_loss(batch.inputs, from_h, from_o)
         else:
-            logits, side = self.model(batch.inputs).logits, None
+            logits, side = self.model(batch.inputs), None
         loss = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
         return loss if side is None else loss + side
 
     def _score(self, rng: np.random.Generator, length: int) -> dict[str, float]:
         batch = self._batch(rng, self.config.eval_size, length)
-        out = self.model(batch.inputs)
-        token, sequence = self.task.accuracy(out.logits, batch)
-        loss = F.cross_entropy(out.logits.flatten(0, 1), batch.targets.flatten())
+        out = self.model.trace(batch.inputs)
+        token, sequence = self.task.accuracy(out.outputs, batch)
+        loss = F.cross_entropy(out.outputs.flatten(0, 1), batch.targets.flatten())
         # The gates of the last step act on a stack that is never read again.
         push, pop = out.push[:, : 2 * length - 1], out.pop[:, : 2 * length - 1]
         return {
@@ -358,14 +358,14 @@ class ReversalRun:
         lengths = list(range(1, 2 * self.config.max_length + 1))
         curve = [self._score(rng, n)["seq_acc"] for n in lengths]
         batch = self._batch(rng, 1, self.config.max_length)
-        out = self.model(batch.inputs)
+        out = self.model.trace(batch.inputs)
         return {
             "lengths": lengths,
             "seq_acc_by_length": curve,
             "trace_push": out.push[0].tolist(),
             "trace_pop": out.pop[0].tolist(),
             "trace_sequence": batch.sequences[0].tolist(),
-            "trace_prediction": out.logits[0].argmax(-1).tolist(),
+            "trace_prediction": out.outputs[0].argmax(-1).tolist(),
         }
 
 

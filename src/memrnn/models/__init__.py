@@ -1,26 +1,53 @@
-"""Trainable networks: controllers that drive the differentiable memories and the
-transduction models built on them, the LSTM language model of the Dyck experiments, and
-the Fast Weights RNN with its baselines."""
+"""Trainable sequence models, each built from a task's sizes and called the same way
+(``memrnn.models.registry``): ``model(inputs)`` on token ids (B, T), or vectors
+(B, T, F) where the model ``accepts`` them, gives per-step outputs (B, T, O); models with
+memory gates also have ``trace(inputs)``, a ``Trace`` of the outputs and the gates.
 
-from memrnn.models.baselines import IRNN, AttentionLSTM, LSTMEncoder, Retriever
-from memrnn.models.controller import MemoryRNN, MemoryRNNOutput
+Here: the controllers that drive the differentiable memories and the transduction
+models built on them (Grefenstette et al. 2015; Trask 2016), the superposition
+Stack-RNN (Joulin and Mikolov 2015), the Fast Weights RNN and its baselines (Ba et al.
+2016), the GRU and deep stack machine networks of Paassen, Schulz, Hammer (2021), and
+the LSTM language model of the Dyck experiments (Hewitt et al. 2020).
+"""
+
+from memrnn.models import zoo  # noqa: F401  (registers memrnn's models by name)
+from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.controller import MemoryRNN
 from memrnn.models.fast_weights import FastWeightsRNN
+from memrnn.models.gru import GRUNetwork
 from memrnn.models.lstm_lm import LSTMLanguageModel
-from memrnn.models.stack_rnn import StackRNNOutput, SuperpositionStackRNN
+from memrnn.models.readout import ReadoutRNN
+from memrnn.models.registry import (
+    RegisteredModel,
+    build_model,
+    model_names,
+    register_model,
+    registered_model,
+)
+from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
+from memrnn.models.stack_rnn import SuperpositionStackRNN
+from memrnn.models.trace import Trace
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
 
 __all__ = [
     "IRNN",
     "AttentionLSTM",
     "DeepLSTM",
+    "DeepStackMachineNetwork",
     "FastWeightsRNN",
-    "LSTMEncoder",
+    "GRUNetwork",
+    "GRUStack",
     "LSTMLanguageModel",
     "MemoryAugmentedLSTM",
     "MemoryRNN",
-    "MemoryRNNOutput",
-    "Retriever",
-    "StackRNNOutput",
+    "OneHotLSTM",
+    "ReadoutRNN",
+    "RegisteredModel",
     "SuperpositionStackRNN",
+    "Trace",
+    "build_model",
     "core_parameters",
+    "model_names",
+    "register_model",
+    "registered_model",
 ]

@@ -1,8 +1,17 @@
-"""Argument checks the trainable models share, raised with the argument's name."""
+"""Argument checks the trainable models share, raised with the argument's name, and the
+input kinds a model accepts."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+import torch.nn.functional as F
 from torch import Tensor
+
+from memrnn.structures.checks import check_token_ids
+
+InputKind = Literal["tokens", "vectors"]
+"""What a model reads: ``"tokens"``, integer ids (B, T); ``"vectors"``, float (B, T, F)."""
 
 
 def check_sizes(**sizes: object) -> None:
@@ -26,3 +35,16 @@ def check_inputs(inputs: object, input_size: int, like: Tensor) -> Tensor:
             f"{like.dtype} on {like.device}"
         )
     return inputs
+
+
+def as_vectors(inputs: object, input_size: int, like: Tensor) -> Tensor:
+    """The input vectors (B, T, input_size) of a model that reads both kinds of input.
+
+    Token ids (B, T), an integer tensor, are one-hot coded in the dtype of the parameter
+    ``like`` (the vectors the same model reads for a one-hot task); float vectors are
+    checked by ``check_inputs`` and used as they are.
+    """
+    if isinstance(inputs, Tensor) and inputs.ndim == 2 and not inputs.is_floating_point():
+        check_token_ids(inputs, input_size)
+        return F.one_hot(inputs.long(), input_size).to(like.dtype)
+    return check_inputs(inputs, input_size, like)

@@ -29,6 +29,9 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.baselines import scaled_identity
+from memrnn.models.checks import check_sizes
+from memrnn.models.readout import ReadoutRNN, make_readout
 from memrnn.structures.checks import check_token_ids
 
 Form = Literal["attention", "matrix"]
@@ -57,26 +60,29 @@ class _FastTerm(torch.autograd.Function):
         return (None, grad_h, *grad_H.unbind(dim=1))
 
 
-class FastWeightsRNN(nn.Module):
-    """Token ids (B, T) to hidden states (B, T, R).
+class FastWeightsRNN(ReadoutRNN):
+    """The Fast Weights RNN on token ids, with the readout of Ba et al. (2016); its
+    features are the states h_t (B, T, R).
 
     Args:
-        vocab: input symbols (x_t is one-hot, so C x_t is an embedding lookup).
-        hidden: R, the recurrent units.
+        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN`` (the input
+            is one-hot, so C x_t is an embedding lookup).
         decay: lambda, the fast memory's decay (0 <= lambda < 1 keeps it bounded).
         fast_lr: eta, the fast memory's learning rate.
         inner_steps: S >= 1.
         recurrent_scale: W starts as this times the identity (0.05 in common
             reproductions; an IRNN uses 1).
         form: "attention" (the default) or "matrix" (the literal A_t, for checks).
-        norm: where the layer normalisation sits: "sum" (the paper) or "slow" (SPEC).
+        norm: where the layer normalisation sits: "sum" (the paper) or "slow" (Wayman's).
     """
 
     def __init__(
         self,
-        vocab: int,
-        hidden: int,
+        input_size: int,
+        output_size: int,
+        hidden_size: int = 20,
         *,
+        readout: int = 100,
         decay: float = 0.95,
         fast_lr: float = 0.5,
         inner_steps: int = 1,
@@ -84,27 +90,25 @@ class FastWeightsRNN(nn.Module):
         form: Form = "attention",
         norm: Norm = "sum",
     ) -> None:
-        super().__init__()
-        for name, value in (("vocab", vocab), ("hidden", hidden), ("inner_steps", inner_steps)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        super().__init__(input_size, output_size, hidden_size, readout)
+        check_sizes(inner_steps=inner_steps)
         if not 0.0 <= decay <= 1.0:
             raise ValueError(f"decay: lambda must lie in [0, 1], got {decay}")
         if form not in ("attention", "matrix"):
             raise ValueError(f"form: expected attention or matrix, got {form!r}")
         if norm not in ("sum", "slow"):
             raise ValueError(f"norm: expected sum or slow, got {norm!r}")
-        self.hidden_size, self.decay, self.fast_lr = hidden, decay, fast_lr
+        self.decay, self.fast_lr = decay, fast_lr
         self.inner_steps, self.form, self.norm_over = inner_steps, form, norm
-        self.C = nn.Embedding(vocab, hidden)
-        self.W = nn.Linear(hidden, hidden)
-        self.norm = nn.LayerNorm(hidden)  # over the hidden units of each example
-        with torch.no_grad():
-            self.W.weight.copy_(recurrent_scale * torch.eye(hidden))
-            self.W.bias.zero_()
+        self.C = nn.Embedding(input_size, hidden_size)
+        self.W = nn.Linear(hidden_size, hidden_size)
+        self.norm = nn.LayerNorm(hidden_size)  # over the hidden units of each example
+        scaled_identity(self.W, recurrent_scale)
+        self.readout = make_readout(hidden_size, readout, output_size)
 
-    def forward(self, tokens: Tensor) -> Tensor:
-        check_token_ids(tokens, self.C.num_embeddings, min_steps=1)
+    def features(self, tokens: Tensor) -> Tensor:
+        """The states h_t (B, T, R)."""
+        check_token_ids(tokens, self.input_size, min_steps=1)
         batch, steps = tokens.shape
         h = tokens.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
         inputs = self.C(tokens)

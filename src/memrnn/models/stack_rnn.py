@@ -14,37 +14,34 @@ A baseline of Paassen et al. (2021), Tables 2-5.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import check_inputs, check_sizes
+from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.trace import Trace
 from memrnn.structures.superposition import SuperpositionStack
 
 CellKind = Literal["rnn", "gru", "lstm"]
 
 
-@dataclass(frozen=True)
-class StackRNNOutput:
-    """Output logits (B, T, O) and the action weights (B, T) taken at each step."""
-
-    logits: Tensor
-    push: Tensor
-    pop: Tensor
-
-
 class SuperpositionStackRNN(nn.Module):
     """A recurrent cell whose state is fed the top of a superposition stack.
 
+    Reads token ids (B, T), one-hot coded, or vectors x_t (B, T, input_size), from a
+    zero state and an empty stack; ``forward`` gives the logits y_t (B, T, output_size),
+    ``trace`` also the push and pop weights.
+
     Args:
-        input_size, output_size: sizes of x_t and y_t.
+        input_size, output_size: sizes of x_t (the input vocabulary) and y_t.
         hidden_size: units of the cell.
         stack_width: m, the width of each stack row.
         stack_depth: D, rows kept (a push drops the bottom one).
         cell: "rnn" (Suzgun et al.'s), "gru" or "lstm".
     """
+
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
 
     def __init__(
         self,
@@ -78,9 +75,13 @@ class SuperpositionStackRNN(nn.Module):
         # Weights from a softmax lie in [0, 1] by construction: skip the device sync.
         self.stack = SuperpositionStack(validate=False)
 
-    def forward(self, inputs: Tensor) -> StackRNNOutput:
-        """Run over ``inputs`` (B, T, input_size) from a zero state and an empty stack."""
-        check_inputs(inputs, self.input_size, self.W_y.weight)
+    def forward(self, inputs: Tensor) -> Tensor:
+        """The logits y_t (B, T, output_size) for ``inputs``."""
+        return self.trace(inputs).outputs
+
+    def trace(self, inputs: Tensor) -> Trace:
+        """The logits and the push and pop weights (B, T) of each step, in one pass."""
+        inputs = as_vectors(inputs, self.input_size, self.W_y.weight)
         b, t_len, _ = inputs.shape
         h = inputs.new_zeros(b, self.hidden_size)
         c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None
@@ -103,5 +104,5 @@ class SuperpositionStackRNN(nn.Module):
             pops.append(actions[:, 1])
         if t_len == 0:
             empty = inputs.new_zeros(b, 0)
-            return StackRNNOutput(inputs.new_zeros(b, 0, self.W_y.out_features), empty, empty)
-        return StackRNNOutput(torch.stack(logits, 1), torch.stack(pushes, 1), torch.stack(pops, 1))
+            return Trace(inputs.new_zeros(b, 0, self.W_y.out_features), empty, empty)
+        return Trace(torch.stack(logits, 1), torch.stack(pushes, 1), torch.stack(pops, 1))

@@ -17,35 +17,27 @@ embedding and the output layer (at hidden 256 and 512 the two agree within 5%, t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.checks import InputKind
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
+from memrnn.models.trace import Trace
 from memrnn.structures.checks import check_token_ids
-
-
-@dataclass(frozen=True)
-class TransducerOutput:
-    """Logits (B, T, V_out) and, for a memory-augmented model, its gate traces (B, T)
-    and, on request, the memory's strengths (as ``MemoryRNNOutput.strengths``)."""
-
-    logits: Tensor
-    push: Tensor | None = None
-    pop: Tensor | None = None
-    push_bot: Tensor | None = None
-    pop_bot: Tensor | None = None
-    strengths: Tensor | None = None
 
 
 class MemoryAugmentedLSTM(nn.Module):
     """An LSTM controller with a neural Stack, Queue or DeQue, on token ids.
 
+    ``forward`` gives the logits (B, T, V_out) for token ids (B, T), teacher-forced;
+    ``trace`` also the gates.
+
     Args:
         input_vocab, output_vocab: sizes of the input and output vocabularies.
         memory: "stack", "queue" or "deque".
-        hidden: the LSTM's units (256 or 512 in the paper).
+        hidden_size: the LSTM's units (256 or 512 in the paper).
         embedding: size of the input embedding and of o_t (64).
         memory_width: m, the width of the memory's values (256).
         pop_bias, push_bias: initial biases of the pop and push gates.
@@ -53,13 +45,15 @@ class MemoryAugmentedLSTM(nn.Module):
         bottom_push_bias: a deque's bottom end's initial push bias (default ``push_bias``).
     """
 
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens",)
+
     def __init__(
         self,
         input_vocab: int,
         output_vocab: int,
         *,
         memory: MemoryKind = "stack",
-        hidden: int = 256,
+        hidden_size: int = 256,
         embedding: int = 64,
         memory_width: int = 256,
         pop_bias: float = -1.0,
@@ -73,7 +67,7 @@ class MemoryAugmentedLSTM(nn.Module):
         self.core = MemoryRNN(
             embedding,
             embedding,
-            hidden,
+            hidden_size,
             memory_width,
             memory=memory,
             cell="lstm",
@@ -85,12 +79,17 @@ class MemoryAugmentedLSTM(nn.Module):
         )
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
+    def forward(self, tokens: Tensor) -> Tensor:
         """Logits (B, T, V_out) for token ids (B, T), teacher-forced."""
+        return self.trace(tokens).outputs
+
+    def trace(self, tokens: Tensor, *, strengths: bool = False) -> Trace:
+        """The logits and the gates of every step for token ids (B, T), in one pass; with
+        ``strengths``, also the memory's strengths (``MemoryRNN.trace``)."""
         check_token_ids(tokens, self.input_vocab, min_steps=1)
-        out = self.core(self.embed(tokens), traces=traces)
-        return TransducerOutput(
-            self.output(torch.tanh(out.logits)),
+        out = self.core.trace(self.embed(tokens), strengths=strengths)
+        return Trace(
+            self.output(torch.tanh(out.outputs)),
             out.push,
             out.pop,
             out.push_bot,
@@ -109,17 +108,20 @@ class MemoryAugmentedLSTM(nn.Module):
 
 
 class DeepLSTM(nn.Module):
-    """The Deep LSTM baseline: ``layers`` stacked LSTMs of ``hidden`` units on token ids.
+    """The Deep LSTM baseline: ``layers`` stacked LSTMs of ``hidden_size`` units on token
+    ids, logits (B, T, V_out) per step.
 
     Args:
         input_vocab, output_vocab: sizes of the input and output vocabularies.
-        hidden: units per layer.
+        hidden_size: units per layer.
         layers: 1, 2, 4 or 8 in the paper (any count >= 1 here).
         embedding: size of the input embedding and of o_t.
     """
 
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens",)
+
     def __init__(
-        self, input_vocab: int, output_vocab: int, *, hidden: int = 256, layers: int = 1,
+        self, input_vocab: int, output_vocab: int, *, hidden_size: int = 256, layers: int = 1,
         embedding: int = 64,
     ) -> None:  # fmt: skip
         super().__init__()
@@ -127,16 +129,15 @@ class DeepLSTM(nn.Module):
             raise ValueError(f"layers: expected at least 1, got {layers}")
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
         self.embed = nn.Embedding(input_vocab, embedding)
-        self.lstm = nn.LSTM(embedding, hidden, num_layers=layers, batch_first=True)
-        self.project = nn.Linear(hidden, embedding)
+        self.lstm = nn.LSTM(embedding, hidden_size, num_layers=layers, batch_first=True)
+        self.project = nn.Linear(hidden_size, embedding)
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, tokens: Tensor, *, traces: bool = False) -> TransducerOutput:
-        """Logits (B, T, V_out) for token ids (B, T); ``traces`` is accepted for a common
-        interface and has nothing to trace."""
+    def forward(self, tokens: Tensor) -> Tensor:
+        """Logits (B, T, V_out) for token ids (B, T)."""
         check_token_ids(tokens, self.input_vocab, min_steps=1)
         states, _ = self.lstm(self.embed(tokens))
-        return TransducerOutput(self.output(torch.tanh(self.project(states))))
+        return self.output(torch.tanh(self.project(states)))
 
     def start(self, batch: int, capacity: int) -> tuple[Tensor, Tensor] | None:
         """No state before the first token (the LSTM starts from zeros)."""

@@ -1,20 +1,14 @@
-"""Reservoirs and the echo state network (Paassen, Schulz, Hammer 2021, section 2.5).
+"""Reservoirs (Paassen, Schulz, Hammer 2021, section 2.5).
 
 A reservoir (U, W, sigma) turns an input sequence into states
 h_t = sigma(U x_t + W h_{t-1}); only a readout on the states is trained. Three fixed
 constructions: random Gaussian, the cycle reservoir with jumps (Rodan and Tino 2012) and
-the Legendre delay network (Voelker, Kajic, Eliasmith 2019). ``EchoStateNetwork`` is the
-scikit-learn estimator that reads a reservoir's states out by ridge regression.
-``ReservoirMemoryMachine`` and ``ReservoirStackMachine`` add a memory the classifiers
-drive; ``DeepSequenceModel`` (GRU, stack RNN) and ``DeepStackMachine`` are the paper's
-deep baselines, in PyTorch behind the same interfaces.
+the Legendre delay network (Voelker, Kajic, Eliasmith 2019). The estimators that read
+reservoirs out (the echo state network, the reservoir memory and stack machines) are in
+``memrnn.estimators``.
 """
 
-from memrnn.reservoir.deep import DeepSequenceModel
-from memrnn.reservoir.dsm import DeepStackMachine
-from memrnn.reservoir.esn import EchoStateNetwork
-from memrnn.reservoir.reservoirs import (
-    Reservoir,
+from memrnn.reservoir.constructions import (
     crj_input_signs,
     crj_jumps,
     crj_reservoir,
@@ -24,16 +18,10 @@ from memrnn.reservoir.reservoirs import (
     pi_digits,
     random_reservoir,
 )
-from memrnn.reservoir.rmm import ReservoirMemoryMachine
-from memrnn.reservoir.rsm import ReservoirStackMachine
+from memrnn.reservoir.reservoirs import Reservoir
 
 __all__ = [
-    "DeepSequenceModel",
-    "DeepStackMachine",
-    "EchoStateNetwork",
     "Reservoir",
-    "ReservoirMemoryMachine",
-    "ReservoirStackMachine",
     "crj_input_signs",
     "crj_jumps",
     "crj_reservoir",

@@ -1,8 +1,8 @@
 """One memory step on fixed-size strengths, forward and hand-written backward.
 
 The whole-sequence training paths (``memrnn.structures.lean`` and
-``memrnn.models.fused``) keep a memory's strengths in one (B, n) tensor whose size never
-changes: every row a sequence of T steps can ever write is there from the start, holding
+``memrnn.models.controller.fused``) keep a memory's strengths in one (B, n) tensor whose
+size never changes: every row a sequence of T steps can ever write is there from the start, holding
 zero until its value is pushed. Zero rows change no sum, pop and read, so the arithmetic
 of Eqs. (2)-(11) is the same as on the growing rows of ``memrnn.structures.strengths``.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memrnn.reservoir.svm import (
+from memrnn.estimators.svm import (
     ConstantClassifier,
     RBFClassifier,
     SharedKernel,

@@ -1,16 +1,12 @@
-"""The deep stack machine of Paassen, Schulz, Hammer (2021), section 4.
+"""The deep stack machine of Paassen, Schulz, Hammer (2021), section 4, as a
+scikit-learn estimator.
 
 "A deep version of our reservoir stack machine (DSM), where we replace the reservoir
-with a GRU." One ``nn.GRUCell`` reads the input (state h_t) and, from the zero state,
-the stack bottom to top (state g_t), as the reservoir does in the RSM; four linear heads
-on (h_t, g_t) take the RSM's four classifiers' places (c_pop, c_push, c_shift, c_out).
-Training is teacher forcing of the same stack traversal as ``rsm.teacher_forcing``, on
-torch tensors, so that the gradient of all four losses flows through the cell into both
+with a GRU": the network is ``memrnn.models.DeepStackMachineNetwork``. Training is
+teacher forcing of the same stack traversal as ``rsm.teacher_forcing``, on torch
+tensors, so that the gradient of all four heads' losses flows through the cell into both
 h and g; each epoch is one word and one Adam step, as for the other deep baselines.
-
-As ``rsm.StackEncoder`` does, ``GRUStack`` keeps the state of every stack prefix: a pop
-restores the state of the shorter prefix and a push is one cell step, where Algorithm 2
-re-encodes the whole stack after each pop. Both give the same g.
+Prediction is the network's forward pass, Algorithm 2 with each head's argmax.
 """
 
 from __future__ import annotations
@@ -22,8 +18,11 @@ import numpy as np
 import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
+from torch.nn.utils.rnn import pad_sequence
 
-from memrnn.reservoir.deep import (
+from memrnn.estimators.base import as_sequences
+from memrnn.estimators.rsm import _check_teacher
+from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
@@ -34,59 +33,9 @@ from memrnn.reservoir.deep import (
     seeded,
     torch_threads,
 )
-from memrnn.reservoir.esn import _as_sequences
+from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
 from memrnn.reservoir.reservoirs import _check_int
-from memrnn.reservoir.rsm import _check_teacher
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
-
-
-class GRUStack:
-    """A stack of symbol vectors with the GRU state g of every prefix kept.
-
-    ``state`` is the cell's state after reading the stack bottom to top from zeros,
-    (1, hidden). Used with gradients in training and without in prediction.
-    """
-
-    def __init__(self, cell: nn.GRUCell) -> None:
-        self.cell = cell
-        self._states = [cell.weight_hh.new_zeros(1, cell.hidden_size)]  # after i symbols
-
-    def __len__(self) -> int:
-        return len(self._states) - 1
-
-    @property
-    def state(self) -> Tensor:
-        return self._states[-1]
-
-    def push(self, symbol: Tensor) -> None:
-        """Push ``symbol`` (1, n): one cell step from the current state."""
-        self._states.append(self.cell(symbol, self._states[-1]))
-
-    def push_state(self, state: Tensor) -> None:
-        """Push a symbol given the cell's ``state`` after it, which the caller computed
-        (batched over several stacks)."""
-        self._states.append(state)
-
-    def pop(self, count: int) -> None:
-        """Pop ``count`` symbols: the state of the shorter prefix is the state again."""
-        if count > len(self):
-            raise ValueError(f"pop: {count} symbols asked for, the stack holds {len(self)}")
-        if count > 0:
-            del self._states[-count:]
-
-
-class _DSMNet(nn.Module):
-    """The shared cell and the four heads on (h_t, g_t); c_push's class 0 is NO_PUSH."""
-
-    def __init__(
-        self, n_inputs: int, hidden: int, n_pops: int, n_nonterminals: int, n_outputs: int
-    ) -> None:
-        super().__init__()
-        self.cell = nn.GRUCell(n_inputs, hidden)
-        self.c_pop = nn.Linear(2 * hidden, n_pops)
-        self.c_push = nn.Linear(2 * hidden, n_nonterminals + 1)
-        self.c_shift = nn.Linear(2 * hidden, 2)
-        self.c_out = nn.Linear(2 * hidden, n_outputs)
 
 
 @dataclass(frozen=True)
@@ -130,7 +79,9 @@ def _word(i: int, x: np.ndarray, teacher: StackTeacher) -> _Word:
     )
 
 
-def _teacher_forced_loss(net: _DSMNet, word: _Word, codes: Tensor, output: str) -> Tensor:
+def _teacher_forced_loss(
+    net: DeepStackMachineNetwork, word: _Word, codes: Tensor, output: str
+) -> Tensor:
     """The four heads' losses along the teacher's stack traversal (``rsm.teacher_forcing``)."""
     h = net.cell.weight_hh.new_zeros(1, net.cell.hidden_size)
     stack = GRUStack(net.cell)
@@ -159,14 +110,6 @@ def _teacher_forced_loss(net: _DSMNet, word: _Word, codes: Tensor, output: str) 
     )
 
 
-def _push_all(cell: nn.GRUCell, stacks: list[GRUStack], symbols: list[Tensor]) -> None:
-    """Push ``symbols[k]`` (n,) onto ``stacks[k]`` for all k in one batched cell step."""
-    if stacks:
-        states = cell(torch.stack(symbols), torch.cat([s.state for s in stacks]))
-        for k, stack in enumerate(stacks):
-            stack.push_state(states[k : k + 1])
-
-
 class DeepStackMachine(_TorchEstimator):
     """The reservoir stack machine with a trained GRU cell in place of the reservoir.
 
@@ -178,7 +121,7 @@ class DeepStackMachine(_TorchEstimator):
     Parameters (stored as given; checked by :meth:`fit`):
         hidden_size: neurons of the GRU cell (256 in the paper).
         epochs, lr, weight_decay, random_state, threads, progress: as for
-            :class:`~memrnn.reservoir.deep.DeepSequenceModel`: one teacher-forced word
+            :class:`~memrnn.estimators.DeepSequenceModel`: one teacher-forced word
             drawn at random per Adam step.
         output: c_out's loss, ``"bce"`` for 0/1 outputs (``predict`` gives 1 where the
             sigmoid exceeds 0.5, else 0) or ``"mse"`` for real outputs (raw values).
@@ -222,7 +165,7 @@ class DeepStackMachine(_TorchEstimator):
             y: the desired stack behaviour and outputs for each sequence.
             nonterminals: (K, n) the vectors pushed for nonterminal indices 0 .. K-1.
         """
-        xs = _as_sequences("X", X, "features")
+        xs = as_sequences("X", X, "features")
         n = xs[0].shape[1]
         try:
             codes = np.asarray(nonterminals, dtype=np.float64)
@@ -238,7 +181,7 @@ class DeepStackMachine(_TorchEstimator):
             raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
         for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
             _check_teacher(i, x, teacher, len(codes))
-        outputs = _as_sequences("y.outputs", [t.outputs for t in y], "outputs")
+        outputs = as_sequences("y.outputs", [t.outputs for t in y], "outputs")
         output = check_output_kind("output", self.output)
         if output == "bce":
             check_binary_targets("y.outputs", outputs)
@@ -246,10 +189,16 @@ class DeepStackMachine(_TorchEstimator):
         _check_int("max_actions", self.max_actions)
         how = self._check_training()
         words = [_word(i, x, t) for i, (x, t) in enumerate(zip(xs, y, strict=True))]
-        n_pops = 1 + max(int(w.pops.max()) for w in words)
+        max_pop = max(int(w.pops.max()) for w in words)
         n_out = outputs[0].shape[1]
-        net = seeded(how.seed, lambda: _DSMNet(n, hidden, n_pops, len(codes), n_out))
         symbols = torch.as_tensor(codes, dtype=torch.float32)
+        net = seeded(
+            how.seed,
+            lambda: DeepStackMachineNetwork(
+                n, n_out, hidden, nonterminals=symbols, max_pop=max_pop,
+                max_actions=self.max_actions,
+            ),
+        )  # fmt: skip
 
         def word_loss(i: int) -> Tensor:
             return _teacher_forced_loss(net, words[i], symbols, output)
@@ -279,52 +228,12 @@ class DeepStackMachine(_TorchEstimator):
 
     def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
         check_is_fitted(self)
-        xs = _as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
-        with torch_threads(self.threads), torch.no_grad():
-            return self._run(xs)
-
-    def _run(self, xs: list[np.ndarray]) -> list[np.ndarray]:
-        net: _DSMNet = self.module_
-        codes = torch.as_tensor(self.nonterminals_, dtype=torch.float32)
+        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
         end = np.zeros((1, self.n_features_in_))
-        inputs = [torch.as_tensor(np.vstack([x, end]), dtype=torch.float32) for x in xs]
-        stacks = [GRUStack(net.cell) for _ in xs]
-        h = torch.zeros(len(xs), net.cell.hidden_size)
-        outputs = [np.zeros((len(x), self.n_outputs_)) for x in inputs]
-
-        def rows(indices: list[int]) -> Tensor:
-            g = torch.cat([stacks[i].state for i in indices])
-            return torch.cat([h[indices], g], dim=1)
-
-        for t in range(max(len(x) for x in inputs)):
-            active = [i for i, x in enumerate(inputs) if t < len(x)]
-            symbols = torch.stack([inputs[i][t] for i in active])
-            h[active] = net.cell(symbols, h[active])
-            pending = active
-            for _ in range(self.max_actions):
-                at = rows(pending)
-                pops = net.c_pop(at).argmax(1).tolist()
-                pushes = (net.c_push(at).argmax(1) - 1).tolist()
-                pushing, pushed, still = [], [], []
-                for i, j, a in zip(pending, pops, pushes, strict=True):
-                    j = min(j, len(stacks[i]))
-                    stacks[i].pop(j)
-                    if a != NO_PUSH:
-                        pushing.append(stacks[i])
-                        pushed.append(codes[a])
-                    if j > 0 or a != NO_PUSH:
-                        still.append(i)
-                _push_all(net.cell, pushing, pushed)
-                pending = still
-                if not pending:
-                    break
-            at = rows(active)
-            y = net.c_out(at).numpy()
-            shifts = net.c_shift(at).argmax(1).tolist()
-            for k, i in enumerate(active):
-                outputs[i][t] = y[k]
-            shifting = [k for k, s in enumerate(shifts) if s]
-            _push_all(
-                net.cell, [stacks[active[k]] for k in shifting], [symbols[k] for k in shifting]
+        words = [torch.as_tensor(np.vstack([x, end]), dtype=torch.float32) for x in xs]
+        lengths = [len(word) for word in words]
+        with torch_threads(self.threads), torch.no_grad():
+            outputs = self.module_(
+                pad_sequence(words, batch_first=True), lengths=lengths, max_actions=self.max_actions
             )
-        return outputs
+        return [outputs[i, :length].numpy() for i, length in enumerate(lengths)]

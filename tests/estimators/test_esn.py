@@ -9,7 +9,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from memrnn.reservoir import EchoStateNetwork, Reservoir, ldn_reservoir
+from memrnn.estimators import EchoStateNetwork
+from memrnn.reservoir import Reservoir, ldn_reservoir
 
 
 def _delay_data(n_seq: int, seed: int, n: int = 2, T: int = 100) -> tuple[list, list]:

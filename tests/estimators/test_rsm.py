@@ -7,17 +7,17 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from memrnn.languages.automata import automaton
-from memrnn.languages.lr1 import LR1Automaton
-from memrnn.languages.pcfg import sample_words
-from memrnn.reservoir.reservoirs import crj_reservoir, random_reservoir
-from memrnn.reservoir.rsm import (
+from memrnn.estimators.rsm import (
     ReencodingStack,
     ReservoirStackMachine,
     StackEncoder,
     TrainingSets,
     teacher_forcing,
 )
+from memrnn.languages.automata import automaton
+from memrnn.languages.lr1 import LR1Automaton
+from memrnn.languages.pcfg import sample_words
+from memrnn.reservoir import crj_reservoir, random_reservoir
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 

@@ -31,9 +31,9 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
 from sklearn.utils.validation import check_is_fitted
 
-from memrnn.reservoir.esn import ReservoirParams
+from memrnn.estimators.reservoir_params import ReservoirParams
+from memrnn.estimators.svm import SharedKernel, fit_classifiers
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
-from memrnn.reservoir.svm import SharedKernel, fit_classifiers
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from memrnn.models import MemoryRNN, MemoryRNNOutput
+from memrnn.models import MemoryRNN, Trace
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
 from memrnn.tasks import ReversalTask
 
@@ -32,9 +32,11 @@ def _inputs(batch: int = 2, steps: int = 6, size: int = 5, seed: int = 1) -> Ten
 
 @pytest.mark.parametrize(("memory", "cell"), COMBOS)
 def test_output_shapes(memory: str, cell: str) -> None:
-    out = _model(memory, cell)(_inputs(3, 6))
-    assert isinstance(out, MemoryRNNOutput)
-    assert out.logits.shape == (3, 6, 3)
+    model, x = _model(memory, cell), _inputs(3, 6)
+    out = model.trace(x)
+    assert isinstance(out, Trace) and out.strengths is None
+    assert out.outputs.shape == (3, 6, 3)
+    assert torch.equal(model(x), out.outputs)
     assert out.push.shape == (3, 6) and out.pop.shape == (3, 6)
     if memory == "deque":
         assert out.push_bot is not None and out.pop_bot is not None
@@ -61,14 +63,14 @@ def test_output_hidden_size() -> None:
     model = MemoryRNN(5, 3, 7, 4, output_hidden=11)
     assert model.o_prime.out_features == 11
     assert model.out.in_features == 11 and model.top.value.in_features == 11
-    assert model(_inputs()).logits.shape == (2, 6, 3)
+    assert model(_inputs()).shape == (2, 6, 3)
 
 
 @pytest.mark.parametrize(("memory", "cell"), COMBOS)
 def test_gradients_reach_every_parameter(memory: str, cell: str) -> None:
     model = _model(memory, cell)
     out = model(_inputs(2, 6))
-    (out.logits**2).sum().backward()
+    (out**2).sum().backward()
     for name, param in model.named_parameters():
         assert param.grad is not None, name
         assert param.grad.abs().sum() > 0, name
@@ -95,8 +97,8 @@ def test_deque_bottom_push_bias() -> None:
 
 def test_gate_biases_shift_the_gates() -> None:
     x = _inputs(4, 5)
-    low = _model(pop_bias=-4.0)(x).pop
-    high = _model(pop_bias=4.0)(x).pop
+    low = _model(pop_bias=-4.0).trace(x).pop
+    high = _model(pop_bias=4.0).trace(x).pop
     assert low.max() < 0.2 and high.min() > 0.8
 
 
@@ -107,9 +109,9 @@ def test_initial_state_is_learned(cell: str) -> None:
     names = {name for name, _ in model.named_parameters()}
     assert learned <= names
     x = _inputs()
-    before = model(x).logits.detach()
+    before = model(x).detach()
     opt = torch.optim.SGD(model.parameters(), lr=0.5)
-    model(x).logits.sum().backward()
+    model(x).sum().backward()
     old = {name: getattr(model, name).detach().clone() for name in learned}
     opt.step()
     for name in learned:
@@ -118,14 +120,14 @@ def test_initial_state_is_learned(cell: str) -> None:
     with torch.no_grad():
         model.load_state_dict(_model(cell=cell).state_dict())
         model.h0.fill_(0.9)
-    assert not torch.allclose(model(x).logits, before)
+    assert not torch.allclose(model(x), before)
 
 
 class _Recorder:
     """Records the controller cell's inputs and the (top, bottom) value projections.
 
     Module hooks fire on the per-step path (``stepwise=True``); the whole-sequence path
-    computes the same numbers (tests/models/test_fused.py)."""
+    computes the same numbers (tests/models/controller/test_fused.py)."""
 
     def __init__(self, model: MemoryRNN) -> None:
         self.cell_inputs: list[Tensor] = []
@@ -155,7 +157,7 @@ def test_cell_sees_the_memory_reads(memory: str, cell: str) -> None:
     model = _model(memory, cell)
     rec = _Recorder(model)
     with torch.no_grad():
-        out = model(_inputs(3, 7), stepwise=True)
+        out = model.trace(_inputs(3, 7), stepwise=True)
     seen = rec.reads(5)
     torch.testing.assert_close(seen[:, 0], torch.zeros(3, seen.shape[-1]))
     if memory == "deque":
@@ -223,21 +225,30 @@ def test_batch_elements_are_independent(memory: str, cell: str) -> None:
     model = _model(memory, cell)
     x = _inputs(3, 5)
     with torch.no_grad():
-        whole = model(x).logits
-        parts = torch.cat([model(x[i : i + 1]).logits for i in range(3)])
+        whole = model(x)
+        parts = torch.cat([model(x[i : i + 1]) for i in range(3)])
     torch.testing.assert_close(whole, parts)
 
 
 def test_empty_sequence() -> None:
-    out = _model("deque")(torch.zeros(2, 0, 5))
-    assert out.logits.shape == (2, 0, 3) and out.push.shape == (2, 0)
+    out = _model("deque").trace(torch.zeros(2, 0, 5))
+    assert out.outputs.shape == (2, 0, 3) and out.push.shape == (2, 0)
     assert out.push_bot is not None and out.push_bot.shape == (2, 0)
 
 
 def test_float64() -> None:
     model = _model().double()
-    out = model(_inputs().double())
-    assert out.logits.dtype == torch.float64 and out.push.dtype == torch.float64
+    out = model.trace(_inputs().double())
+    assert out.outputs.dtype == torch.float64 and out.push.dtype == torch.float64
+
+
+def test_token_ids_read_as_one_hot_vectors() -> None:
+    model = _model("deque", "lstm")
+    tokens = torch.tensor([[0, 4, 2, 2], [1, 3, 0, 4]])
+    vectors = F.one_hot(tokens, 5).float()
+    assert torch.equal(model(tokens), model(vectors))
+    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 4"):
+        model(tokens + 1)
 
 
 def test_inputs_are_not_silently_converted() -> None:
@@ -286,7 +297,7 @@ def _train_reversal(seed: int, steps: int) -> tuple[float, float]:
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     for _ in range(steps):
         batch = task.sample(rng, 32, int(rng.integers(2, 4)))
-        logits = model(batch.inputs).logits
+        logits = model(batch.inputs)
         loss = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
         opt.zero_grad()
         loss.backward()
@@ -297,7 +308,7 @@ def _train_reversal(seed: int, steps: int) -> tuple[float, float]:
     with torch.no_grad():
         for length in (2, 3):
             batch = task.sample(eval_rng, 200, length)
-            token, sequence = task.accuracy(model(batch.inputs).logits, batch)
+            token, sequence = task.accuracy(model(batch.inputs), batch)
             tokens.append(token)
             sequences.append(sequence)
     return float(np.mean(tokens)), float(np.mean(sequences))

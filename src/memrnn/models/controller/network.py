@@ -1,4 +1,4 @@
-"""A recurrent controller driving a neural Stack, Queue or DeQue.
+"""``MemoryRNN``: a recurrent controller driving a neural Stack, Queue or DeQue.
 
 Grefenstette et al. (2015), section 3.4. By default with the extra layer of Trask's
 tutorial (Trask 2016, *Hacking DeepMind's Neural Stack*, "Known Deviations" item 11): the
@@ -20,18 +20,18 @@ r_0 and the memory start at zero; h_0 (and an LSTM's c_0) are learned.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
-from memrnn.models.checks import check_inputs, check_sizes
-from memrnn.models.fused import MemoryRNNSequence, Shape
-from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
+from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.controller.carry import Carry, StepOutput
+from memrnn.models.controller.gates import MemoryGates
+from memrnn.models.controller.sequence import run_fused, run_stepwise
+from memrnn.models.trace import Trace
+from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
 from memrnn.structures.checks import check_tensor
-from memrnn.structures.layout import Layout
 
 MemoryKind = Literal["stack", "queue", "deque"]
 CellKind = Literal["rnn", "lstm"]
@@ -43,81 +43,14 @@ MEMORIES: dict[str, type[NeuralStack] | type[NeuralQueue] | type[NeuralDeque]] =
 CELLS = ("rnn", "lstm")
 
 
-@dataclass(frozen=True)
-class MemoryRNNOutput:
-    """What ``MemoryRNN.forward`` returns.
-
-    Attributes:
-        logits: (B, T, O) output logits o_t.
-        push: (B, T) push strengths d_t (of the top end, for a deque).
-        pop: (B, T) pop strengths u_t (of the top end, for a deque).
-        push_bot: (B, T) the bottom end's push strengths for a deque, else None.
-        pop_bot: (B, T) the bottom end's pop strengths for a deque, else None.
-        strengths: with ``traces=True``, the memory's strengths after each step, (B, T, T)
-            for a stack or queue (row i: the i-th value pushed; zero before it exists) and
-            (B, T, 2T) for a deque (bottom first, centred), else None.
-    """
-
-    logits: Tensor
-    push: Tensor
-    pop: Tensor
-    push_bot: Tensor | None = None
-    pop_bot: Tensor | None = None
-    strengths: Tensor | None = None
-
-
-@dataclass(frozen=True)
-class Carry:
-    """The recurrent state H_t between steps: controller state, last read(s), memory."""
-
-    h: Tensor
-    c: Tensor | None
-    read: Tensor
-    memory: MemoryState
-
-
-@dataclass(frozen=True)
-class StepOutput:
-    """One step's o'_t and gates (the bottom end's None except for a deque)."""
-
-    o_prime: Tensor
-    push: Tensor
-    pop: Tensor
-    push_bot: Tensor | None
-    pop_bot: Tensor | None
-
-
-class _Gates(nn.Module):
-    """The push, pop and value projections for one end of the memory."""
-
-    def __init__(self, in_size: int, width: int, push_bias: float, pop_bias: float) -> None:
-        super().__init__()
-        self.push = nn.Linear(in_size, 1)
-        self.pop = nn.Linear(in_size, 1)
-        self.value = nn.Linear(in_size, width)
-        # Seed 000, Appendix B: a negative pop bias keeps the memory from being emptied at
-        # every step early in training, which would turn it into an extra hidden layer.
-        nn.init.constant_(self.push.bias, push_bias)
-        nn.init.constant_(self.pop.bias, pop_bias)
-
-    def forward(
-        self, o_prime: Tensor, noise: Tensor | None = None
-    ) -> tuple[Tensor, Tensor, Tensor]:
-        """(value (B, m), push (B,), pop (B,)) from o'_t (B, H'); ``noise`` (B, 2), if
-        given, is added to the push and pop pre-activations."""
-        push = self.push(o_prime).squeeze(-1)
-        pop = self.pop(o_prime).squeeze(-1)
-        if noise is not None:
-            push, pop = push + noise[:, 0], pop + noise[:, 1]
-        push, pop = torch.sigmoid(push), torch.sigmoid(pop)
-        return torch.tanh(self.value(o_prime)), push, pop
-
-
 class MemoryRNN(nn.Module):
     """An Elman RNN or LSTM controller with a differentiable Stack, Queue or DeQue.
 
+    Reads vectors i_t (B, T, I), or token ids (B, T) as one-hot vectors; ``forward``
+    gives the logits o_t (B, T, O), ``trace`` also the gates.
+
     Args:
-        input_size: I, the size of each input vector i_t.
+        input_size: I, the size of each input vector i_t (the input vocabulary).
         output_size: O, the number of output logits.
         hidden_size: the size of the controller state h_t.
         memory_width: m, the width of the memory's values.
@@ -137,6 +70,8 @@ class MemoryRNN(nn.Module):
             paper: a training aid that drives the gates towards 0 and 1, so that small
             leaks, harmless at the training lengths, do not pile up on longer inputs.
     """
+
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
 
     def __init__(
         self,
@@ -195,9 +130,9 @@ class MemoryRNN(nn.Module):
         self.h0 = nn.Parameter(torch.zeros(hidden_size))
         self.c0 = nn.Parameter(torch.zeros(hidden_size)) if cell == "lstm" else None
         self.o_prime = nn.Linear(hidden_size, self.output_hidden) if o_prime_layer else None
-        self.top = _Gates(self.output_hidden, memory_width, push_bias, pop_bias)
+        self.top = MemoryGates(self.output_hidden, memory_width, push_bias, pop_bias)
         self.bot = (
-            _Gates(
+            MemoryGates(
                 self.output_hidden,
                 memory_width,
                 push_bias if bottom_push_bias is None else bottom_push_bias,
@@ -254,24 +189,31 @@ class MemoryRNN(nn.Module):
         return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
 
     def forward(
+        self, inputs: Tensor, *, stepwise: bool = False, gate_noise: Tensor | None = None
+    ) -> Tensor:
+        """The logits o_t (B, T, O) for ``inputs``; the arguments are ``trace``'s."""
+        return self.trace(inputs, stepwise=stepwise, gate_noise=gate_noise).outputs
+
+    def trace(
         self,
         inputs: Tensor,
         *,
-        traces: bool = False,
+        strengths: bool = False,
         stepwise: bool = False,
         gate_noise: Tensor | None = None,
-    ) -> MemoryRNNOutput:
-        """Run the controller and its memory over ``inputs`` (B, T, I); with ``traces``,
-        also keep the memory's strengths after every step.
+    ) -> Trace:
+        """Run the controller and its memory over ``inputs``, vectors (B, T, I) or token
+        ids (B, T) read as one-hot vectors: the logits and the gates of every step and,
+        with ``strengths``, the memory's strengths after every step.
 
         By default the whole sequence is one autograd node with a hand-written backward
-        (``memrnn.models.fused``); ``stepwise=True`` runs ``step`` once per time step under
-        plain autograd, the literal reference (same numbers, several times slower).
-        ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations (pushes of each
-        end, then pops); by default it is drawn from N(0, ``self.gate_noise``^2) in
-        training mode and absent in evaluation mode.
+        (``memrnn.models.controller.fused``); ``stepwise=True`` runs ``step`` once per
+        time step under plain autograd, the literal reference (same numbers, several
+        times slower). ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
+        (pushes of each end, then pops); by default it is drawn from
+        N(0, ``self.gate_noise``^2) in training mode and absent in evaluation mode.
         """
-        check_inputs(inputs, self.input_size, self.h0)
+        inputs = as_vectors(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
         gates = 2 * self.n_reads
         if gate_noise is None and self.training and self.gate_noise > 0:
@@ -281,75 +223,5 @@ class MemoryRNN(nn.Module):
         if gate_noise is not None:
             check_tensor("gate_noise", gate_noise, (b, t_len, gates), inputs.dtype,
                          inputs.device, f"(B, T, 2E) = ({b}, {t_len}, {gates})")  # fmt: skip
-        if not stepwise and t_len > 0:
-            return self._fused(inputs, traces, gate_noise)
-        carry = self.start(b, t_len)
-        steps: list[StepOutput] = []
-        strengths: list[Tensor] = []
-        for t in range(t_len):
-            noise = gate_noise[:, t] if gate_noise is not None else None
-            out, carry = self.step(carry, inputs[:, t], noise)
-            steps.append(out)
-            if traces:
-                s = carry.memory.strengths
-                pad = (0, t_len - t - 1) if self.bot is None else (t_len - t - 1,) * 2
-                strengths.append(F.pad(s, pad))
-        deque = self.bot is not None
-        if t_len == 0:
-            empty = inputs.new_zeros(b, 0)
-            return MemoryRNNOutput(
-                logits=inputs.new_zeros(b, 0, self.output_size),
-                push=empty,
-                pop=empty,
-                push_bot=empty if deque else None,
-                pop_bot=empty if deque else None,
-                strengths=inputs.new_zeros(b, 0, 0) if traces else None,
-            )
-
-        def stacked(name: str) -> Tensor:
-            return torch.stack([getattr(out, name) for out in steps], dim=1)
-
-        return MemoryRNNOutput(
-            logits=self.out(stacked("o_prime")),
-            push=stacked("push"),
-            pop=stacked("pop"),
-            push_bot=stacked("push_bot") if deque else None,
-            pop_bot=stacked("pop_bot") if deque else None,
-            strengths=torch.stack(strengths, dim=1) if traces else None,
-        )
-
-    def _fused(self, inputs: Tensor, traces: bool, noise: Tensor | None) -> MemoryRNNOutput:
-        """``forward`` through ``MemoryRNNSequence``."""
-        b, t_len, _ = inputs.shape
-        cell = self.cell
-        n_in = self.input_size
-        bias = cell.bias_ih + cell.bias_hh if cell.bias_ih is not None else None
-        xw = F.linear(inputs, cell.weight_ih[:, :n_in], bias)
-        w_rec = torch.cat([cell.weight_ih[:, n_in:], cell.weight_hh], dim=1)
-        ends = [self.top] if self.bot is None else [self.top, self.bot]
-        layers = [g.value for g in ends] + [g.push for g in ends] + [g.pop for g in ends]
-        w_q = torch.cat([layer.weight for layer in layers])
-        b_q = torch.cat([layer.bias for layer in layers])
-        layout = Layout(self.memory_kind, t_len)
-        shape = Shape(layout, self.hidden_size, self.memory_width, lstm=self.c0 is not None)
-        o_prime, push, pop, strengths = MemoryRNNSequence.apply(
-            xw,
-            self.h0.expand(b, -1),
-            self.c0.expand(b, -1) if self.c0 is not None else None,
-            w_rec,
-            self.o_prime.weight if self.o_prime is not None else None,
-            self.o_prime.bias if self.o_prime is not None else None,
-            w_q,
-            b_q,
-            noise,
-            shape,
-        )
-        deque = self.bot is not None
-        return MemoryRNNOutput(
-            logits=self.out(o_prime),
-            push=push[..., 0],
-            pop=pop[..., 0],
-            push_bot=push[..., 1] if deque else None,
-            pop_bot=pop[..., 1] if deque else None,
-            strengths=layout.to_paper(strengths.transpose(0, 1)) if traces else None,
-        )
+        run = run_stepwise if stepwise or t_len == 0 else run_fused
+        return run(self, inputs, strengths, gate_noise)

@@ -1,4 +1,5 @@
-"""The whole-sequence path of MemoryRNN (memrnn.models.fused) against the per-step one."""
+"""The whole-sequence path of MemoryRNN (memrnn.models.controller.fused) against the
+per-step one."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 import torch
 
 from memrnn.models.controller import MemoryRNN
-from memrnn.models.fused import MemoryRNNSequence, Shape
+from memrnn.models.controller.fused import MemoryRNNSequence, Shape
 from memrnn.structures.layout import Layout
 
 CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (True, False)))
@@ -26,13 +27,13 @@ def _model(memory: str, cell: str, o_prime: bool, seed: int = 0) -> MemoryRNN:
 
 def _run(model: MemoryRNN, x: torch.Tensor, stepwise: bool) -> tuple[dict, dict]:
     model.zero_grad()
-    out = model(x, traces=True, stepwise=stepwise)
+    out = model.trace(x, strengths=True, stepwise=stepwise)
     t = torch.arange(x.shape[1], dtype=x.dtype)
-    loss = (out.logits**2).sum() + (out.push * t).sum() + 0.3 * out.pop.sum()
+    loss = (out.outputs**2).sum() + (out.push * t).sum() + 0.3 * out.pop.sum()
     if out.push_bot is not None and out.pop_bot is not None:
         loss = loss + (0.7 * out.push_bot).sum() + (out.pop_bot**2).sum()
     loss.backward()
-    fields = ("logits", "push", "pop", "push_bot", "pop_bot", "strengths")
+    fields = ("outputs", "push", "pop", "push_bot", "pop_bot", "strengths")
     values = {k: getattr(out, k) for k in fields if getattr(out, k) is not None}
     grads = {k: p.grad.clone() for k, p in model.named_parameters() if p.grad is not None}
     return values, grads
@@ -122,16 +123,16 @@ def test_gate_noise_same_in_both_paths(memory: str) -> None:
     results = []
     for stepwise in (False, True):
         model.zero_grad()
-        out = model(x, stepwise=stepwise, gate_noise=noise)
-        out.logits.square().sum().backward()
+        out = model.trace(x, stepwise=stepwise, gate_noise=noise)
+        out.outputs.square().sum().backward()
         results.append((out, [p.grad.clone() for p in model.parameters()]))
     (fast, fast_grads), (slow, slow_grads) = results
-    torch.testing.assert_close(fast.logits, slow.logits, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(fast.outputs, slow.outputs, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(fast.push, slow.push, rtol=1e-10, atol=1e-12)
     for a, b in zip(fast_grads, slow_grads, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
     # The noise moves the gates: pushes differ from a noiseless run.
-    assert not torch.allclose(fast.push, model(x).push)
+    assert not torch.allclose(fast.push, model.trace(x).push)
 
 
 def test_gate_noise_only_in_training_mode() -> None:
@@ -139,9 +140,9 @@ def test_gate_noise_only_in_training_mode() -> None:
     model = MemoryRNN(5, 7, 6, 4, memory="stack", cell="lstm", gate_noise=2.0)
     x = torch.randn(2, 8, 5)
     model.eval()
-    torch.testing.assert_close(model(x).logits, model(x).logits)
+    torch.testing.assert_close(model(x), model(x))
     model.train()
-    assert not torch.allclose(model(x).push, model(x).push)
+    assert not torch.allclose(model.trace(x).push, model.trace(x).push)
     with pytest.raises(ValueError, match="gate_noise"):
         MemoryRNN(5, 7, 6, 4, gate_noise=-1.0)
     with pytest.raises(ValueError, match="gate_noise"):
@@ -162,11 +163,11 @@ def test_exact_gates_same_gradients_as_stepwise(memory: str, cell: str, o_prime:
     results = []
     for stepwise in (False, True):
         model.zero_grad()
-        out = model(x, stepwise=stepwise, gate_noise=noise)
-        out.logits.square().sum().backward()
+        out = model.trace(x, stepwise=stepwise, gate_noise=noise)
+        out.outputs.square().sum().backward()
         results.append((out, {k: p.grad.clone() for k, p in model.named_parameters()}))
     (fast, fast_grads), (slow, slow_grads) = results
     assert ((fast.push == 0) | (fast.push == 1)).float().mean() > 0.5
-    torch.testing.assert_close(fast.logits, slow.logits, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(fast.outputs, slow.outputs, rtol=1e-10, atol=1e-12)
     for k in fast_grads:
         torch.testing.assert_close(fast_grads[k], slow_grads[k], rtol=1e-9, atol=1e-11, msg=k)

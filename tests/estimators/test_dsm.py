@@ -11,17 +11,12 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from torch import nn
 
+from memrnn.estimators.dsm import DeepStackMachine, _teacher_forced_loss, _word
+from memrnn.estimators.rsm import TrainingSets, teacher_forcing
 from memrnn.languages.automata import automaton
 from memrnn.languages.pcfg import sample_words
-from memrnn.reservoir.dsm import (
-    DeepStackMachine,
-    GRUStack,
-    _DSMNet,
-    _teacher_forced_loss,
-    _word,
-)
-from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.reservoir.rsm import TrainingSets, teacher_forcing
+from memrnn.models.stack_machine import DeepStackMachineNetwork
+from memrnn.reservoir import Reservoir
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.rsm_benchmarks import make_dataset
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
@@ -37,35 +32,6 @@ def _lr1_sets(
         xs.append(example.inputs)
         teachers.append(StackTeacher(example.actions, example.shift, example.outputs))
     return xs, teachers, coding.nonterminal_codes()
-
-
-def _encode(cell: nn.GRUCell, symbols: list[torch.Tensor]) -> torch.Tensor:
-    """g of a whole stack, read bottom to top from the zero state."""
-    g = torch.zeros(1, cell.hidden_size)
-    for symbol in symbols:
-        g = cell(symbol, g)
-    return g
-
-
-def test_prefix_states_equal_reencoding() -> None:
-    torch.manual_seed(0)
-    cell = nn.GRUCell(3, 12)
-    rng = np.random.default_rng(1)
-    stack = GRUStack(cell)
-    symbols: list[torch.Tensor] = []
-    with torch.no_grad():
-        for _ in range(200):
-            if symbols and rng.random() < 0.4:
-                count = int(rng.integers(1, len(symbols) + 1))
-                stack.pop(count)
-                del symbols[-count:]
-            else:
-                symbols.append(torch.eye(3)[rng.integers(3)][None])
-                stack.push(symbols[-1])
-            assert len(stack) == len(symbols)
-            torch.testing.assert_close(stack.state, _encode(cell, symbols), rtol=0, atol=1e-6)
-    with pytest.raises(ValueError, match="pop: 99 symbols asked for"):
-        stack.pop(99)
 
 
 class _CellReservoir:
@@ -90,7 +56,8 @@ def test_loss_follows_the_rsm_teacher_forcing_traversal() -> None:
     through the stack state g too."""
     xs, teachers, codes = _lr1_sets("dyck2", np.random.default_rng(0), 1, 12, 20)
     torch.manual_seed(0)
-    net = _DSMNet(codes.shape[1], 10, 4, len(codes), 1)
+    symbols = torch.as_tensor(codes, dtype=torch.float32)
+    net = DeepStackMachineNetwork(codes.shape[1], 1, 10, nonterminals=symbols, max_pop=3)
     sets = TrainingSets()
     teacher_forcing(cast(Reservoir, _CellReservoir(net.cell)), xs[0], teachers[0], codes, sets)
     actions = torch.as_tensor(np.array(sets.action_inputs), dtype=torch.float32)
@@ -105,7 +72,6 @@ def test_loss_follows_the_rsm_teacher_forcing_traversal() -> None:
                 net.c_out(steps), torch.as_tensor(np.array(sets.outputs), dtype=torch.float32)
             )
         )
-    symbols = torch.as_tensor(codes, dtype=torch.float32)
     loss = _teacher_forced_loss(net, _word(0, xs[0], teachers[0]), symbols, "bce")
     torch.testing.assert_close(loss, expected)
     # with the heads blind to h, the loss still reaches the cell: through g
@@ -220,3 +186,14 @@ def test_predict_values_are_the_sigmoid_its_predict_decides_on() -> None:
     for v, decided, x in zip(values, dsm.predict(test.inputs), test.inputs, strict=True):
         assert v.shape == (len(x) + 1, 1) and v.min() > 0 and v.max() < 1
         np.testing.assert_array_equal((v > 0.5).astype(np.float64), decided)
+
+
+def test_teachers_that_never_pop() -> None:
+    """The copy task's teachers only push: c_pop has the one class 0 and never pops."""
+    train = make_dataset("copy", np.random.default_rng(0), 3, test=False)
+    assert all(j == 0 for t in train.teachers for steps in t.actions for j, _ in steps)
+    dsm = DeepStackMachine(6, epochs=2, output="mse", random_state=0)
+    dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
+    assert dsm.module_.c_pop.out_features == 1
+    outputs = dsm.predict(train.inputs)
+    assert [len(y) for y in outputs] == [len(x) + 1 for x in train.inputs]

@@ -10,8 +10,9 @@ import torch
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+from memrnn.estimators.deep import DeepSequenceModel
+from memrnn.estimators.torch_estimator import output_values
 from memrnn.models.stack_rnn import SuperpositionStackRNN
-from memrnn.reservoir.deep import DeepSequenceModel, output_values
 
 
 def _delay_data(seed: int, n_seq: int, T: int) -> tuple[list[np.ndarray], list[np.ndarray]]:

@@ -13,8 +13,8 @@ by that bookkeeping, not by arithmetic. ``MemoryRNNSequence`` runs the same recu
 - the memory keeps its strengths s_{t-1} (O(n) numbers per step) and recomputes its step
   in the backward (``memrnn.structures.layout``, Grefenstette et al. 2015, Appendix A).
 
-``MemoryRNN.forward`` uses it; ``MemoryRNN.step`` remains the literal per-step reference
-the tests compare it with.
+``MemoryRNN.forward`` and ``trace`` use it (``sequence.run_fused``); ``MemoryRNN.step``
+remains the literal per-step reference the tests compare it with.
 """
 
 from __future__ import annotations

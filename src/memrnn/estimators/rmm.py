@@ -20,9 +20,10 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
 from sklearn.utils.validation import check_is_fitted
 
-from memrnn.reservoir.esn import ReservoirParams, _as_sequences
+from memrnn.estimators.base import as_sequences
+from memrnn.estimators.reservoir_params import ReservoirParams
+from memrnn.estimators.svm import fit_classifier
 from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
-from memrnn.reservoir.svm import fit_classifier
 
 
 def memory_states(
@@ -92,8 +93,8 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
             Y: target sequences, each (T_i, L).
             addresses: the desired address a_t in 0 .. rows for every step.
         """
-        xs = _as_sequences("X", X, "features")
-        ys = _as_sequences("Y", Y, "outputs")
+        xs = as_sequences("X", X, "features")
+        ys = as_sequences("Y", Y, "outputs")
         rows = _check_int("rows", self.rows)
         C = _check_float("C", self.C, positive=True)
         alpha = _check_float("alpha", self.alpha, nonnegative=True)
@@ -125,7 +126,7 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The outputs (T_i, L) of Algorithm 3 for each input sequence."""
         check_is_fitted(self)
-        xs = _as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
         outputs = []
         for x in xs:
             memory: dict[int, np.ndarray] = {}

@@ -7,9 +7,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from memrnn.reservoir.esn import EchoStateNetwork
-from memrnn.reservoir.reservoirs import random_reservoir
-from memrnn.reservoir.rmm import ReservoirMemoryMachine, memory_states
+from memrnn.estimators.esn import EchoStateNetwork
+from memrnn.estimators.rmm import ReservoirMemoryMachine, memory_states
+from memrnn.reservoir import random_reservoir
 
 
 def test_first_visit_writes_later_visits_recall() -> None:

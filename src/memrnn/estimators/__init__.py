@@ -1,0 +1,28 @@
+"""Everything here is a scikit-learn estimator over lists of sequences (``fit`` and
+``predict`` on (T_i, n) arrays), after Paassen, Schulz, Hammer (2021):
+
+- ``EchoStateNetwork``: a fixed reservoir read out by ridge regression;
+- ``ReservoirMemoryMachine``: Algorithm 3, an ESN that writes states to memory rows and
+  recalls them;
+- ``ReservoirStackMachine``: Algorithms 2 and 4, an ESN whose RBF-SVMs (``svm``) drive a
+  stack like an LR(1) parser;
+- ``DeepSequenceModel`` (GRU, superposition Stack-RNN) and ``DeepStackMachine``, the
+  paper's deep baselines: networks from ``memrnn.models`` trained by Adam, one word per
+  epoch, behind the same interfaces.
+
+The reservoirs themselves are in ``memrnn.reservoir``.
+"""
+
+from memrnn.estimators.deep import DeepSequenceModel
+from memrnn.estimators.dsm import DeepStackMachine
+from memrnn.estimators.esn import EchoStateNetwork
+from memrnn.estimators.rmm import ReservoirMemoryMachine
+from memrnn.estimators.rsm import ReservoirStackMachine
+
+__all__ = [
+    "DeepSequenceModel",
+    "DeepStackMachine",
+    "EchoStateNetwork",
+    "ReservoirMemoryMachine",
+    "ReservoirStackMachine",
+]

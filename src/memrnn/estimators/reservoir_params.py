@@ -1,0 +1,67 @@
+"""The reservoir hyperparameters the reservoir estimators share (Paassen, Schulz, Hammer
+2021, section 2.5): which construction, its size and its settings."""
+
+from __future__ import annotations
+
+from memrnn.estimators.base import store_params
+from memrnn.reservoir.constructions import crj_reservoir, ldn_reservoir, random_reservoir
+from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_int
+
+_KINDS = ("ldn", "crj", "random")
+
+
+class ReservoirParams:
+    """Builds the reservoir that an estimator's hyperparameters describe.
+
+    Shared by the ESN and the reservoir stack machine, whose ``__init__`` each list the
+    same reservoir hyperparameters (scikit-learn reads them from the signature).
+    """
+
+    reservoir: str
+    n_neurons: int
+    spectral_radius: float
+    sparsity: float
+    input_scaling: float
+    cycle_weight: float
+    jump_weight: float
+    jump_length: int
+    input_weight: float
+    degree: int | None
+    theta: float
+    dt: float
+    random_state: RandomState
+
+    _store_params = store_params
+
+    def _build_reservoir(self, n_inputs: int) -> Reservoir:
+        if self.reservoir == "random":
+            return random_reservoir(
+                n_inputs,
+                self.n_neurons,
+                spectral_radius=self.spectral_radius,
+                sparsity=self.sparsity,
+                input_scaling=self.input_scaling,
+                random_state=self.random_state,
+            )
+        if self.reservoir == "crj":
+            return crj_reservoir(
+                n_inputs,
+                self.n_neurons,
+                cycle_weight=self.cycle_weight,
+                jump_weight=self.jump_weight,
+                jump_length=self.jump_length,
+                input_weight=self.input_weight,
+            )
+        if self.reservoir == "ldn":
+            if self.degree is None:
+                m = _check_int("n_neurons", self.n_neurons)
+                if m < n_inputs:
+                    raise ValueError(
+                        f"n_neurons: an LDN needs at least one neuron per input channel, "
+                        f"got {m} neurons for {n_inputs} channels"
+                    )
+                degree = m // n_inputs
+            else:
+                degree = _check_int("degree", self.degree)
+            return ldn_reservoir(n_inputs, degree, self.theta, self.dt)
+        raise ValueError(f"reservoir: expected one of {_KINDS}, got {self.reservoir!r}")

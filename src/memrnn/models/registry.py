@@ -1,0 +1,117 @@
+"""The trainable sequence models by name, built from a task's sizes.
+
+Every registered model follows one calling convention:
+
+- built as ``build_model(name, input_size, output_size, **options)``, where
+  ``input_size`` is the task's input vocabulary (or feature count) and ``output_size``
+  its output classes (or values); sizes the options leave out take the registry's
+  small defaults;
+- called as ``model(inputs)`` on token ids (B, T), or on float vectors (B, T, F) where
+  ``"vectors"`` is in its ``accepts``; it returns per-step outputs (B, T, output_size);
+- a model whose memory has push and pop gates also has ``trace(inputs)``, which returns
+  a ``memrnn.models.Trace``: the same outputs and the gates of every step.
+
+``memrnn.models.zoo`` registers memrnn's own models; ``register_model`` adds others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from torch import nn
+
+from memrnn.models.checks import InputKind
+
+INPUT_KINDS: tuple[InputKind, ...] = ("tokens", "vectors")
+
+
+@dataclass(frozen=True)
+class RegisteredModel:
+    """A name in the registry and how it builds its model.
+
+    Attributes:
+        name: the registered name.
+        model: the class (or function) called as ``model(input_size, output_size, **options)``.
+        accepts: the input kinds it reads (``model.accepts``).
+        fixed: arguments the name stands for (``memory="stack"`` for ``stack_lstm``); an
+            option may not change them.
+        defaults: small sizes used where the options give none.
+    """
+
+    name: str
+    model: Callable[..., nn.Module]
+    accepts: tuple[InputKind, ...]
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, RegisteredModel] = {}
+
+
+def register_model(
+    name: str,
+    model: Callable[..., nn.Module],
+    *,
+    fixed: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+) -> RegisteredModel:
+    """Register ``model`` under ``name``; returns the entry.
+
+    Args:
+        name: a new name.
+        model: a class (or function) called as ``model(input_size, output_size, **options)``
+            whose ``accepts`` attribute lists the input kinds it reads.
+        fixed: arguments the name stands for, which options may not change.
+        defaults: values for arguments the options leave out.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name: expected a non-empty string, got {name!r}")
+    if name in _REGISTRY:
+        raise ValueError(f"name: {name!r} is already registered")
+    accepts = getattr(model, "accepts", None)
+    if not isinstance(accepts, tuple) or not accepts or not set(accepts) <= set(INPUT_KINDS):
+        raise TypeError(
+            f"model: expected an ``accepts`` attribute, a tuple of {INPUT_KINDS}, got {accepts!r}"
+        )
+    fixed, defaults = dict(fixed or {}), dict(defaults or {})
+    both = sorted(set(fixed) & set(defaults))
+    if both:
+        raise ValueError(f"defaults: {both} are fixed already")
+    entry = RegisteredModel(
+        name, model, accepts, MappingProxyType(fixed), MappingProxyType(defaults)
+    )
+    _REGISTRY[name] = entry
+    return entry
+
+
+def registered_model(name: str) -> RegisteredModel:
+    """The registry's entry for ``name``."""
+    if name not in _REGISTRY:
+        raise ValueError(f"name: expected one of {model_names()}, got {name!r}")
+    return _REGISTRY[name]
+
+
+def model_names(accepts: InputKind | None = None) -> list[str]:
+    """The registered names, sorted; with ``accepts``, those that read that input kind."""
+    if accepts is not None and accepts not in INPUT_KINDS:
+        raise ValueError(f"accepts: expected one of {INPUT_KINDS} or None, got {accepts!r}")
+    return sorted(n for n, e in _REGISTRY.items() if accepts is None or accepts in e.accepts)
+
+
+def build_model(name: str, input_size: int, output_size: int, **options: Any) -> nn.Module:
+    """The model ``name`` for a task with ``input_size`` input symbols (or features) and
+    ``output_size`` outputs per step; ``options`` override the registry's defaults.
+
+    >>> model = build_model("stack_lstm", 5, 3, hidden_size=8)
+    >>> import torch
+    >>> model(torch.tensor([[0, 4, 2]])).shape
+    torch.Size([1, 3, 3])
+    """
+    entry = registered_model(name)
+    for key, value in entry.fixed.items():
+        if key in options:
+            raise ValueError(f"{key}: {name!r} stands for {key}={value!r}, got {options[key]!r}")
+    return entry.model(input_size, output_size, **{**entry.defaults, **entry.fixed, **options})

@@ -1,0 +1,116 @@
+"""The model registry: every registered model built from a task's sizes, called the
+same way, trained one step; the registry's own checks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from memrnn.models import (
+    GRUNetwork,
+    MemoryAugmentedLSTM,
+    Trace,
+    build_model,
+    model_names,
+    register_model,
+    registered_model,
+)
+from memrnn.models import registry as registry_module
+
+TINY = {
+    "hidden_size": 4,
+    "embedding": 3,
+    "memory_width": 2,
+    "stack_width": 2,
+    "stack_depth": 5,
+    "readout": 3,
+}
+NAMES = [
+    "alstm",
+    "deep_lstm",
+    "deep_stack_machine",
+    "deque_lstm",
+    "fast_weights",
+    "gru",
+    "irnn",
+    "lstm",
+    "memory_rnn",
+    "queue_lstm",
+    "stack_lstm",
+    "stack_rnn",
+]
+
+
+def _tiny(name: str, input_size: int = 5, output_size: int = 3) -> nn.Module:
+    """``name`` at tiny sizes: the options its constructor takes, from ``TINY``."""
+    torch.manual_seed(0)
+    model = registered_model(name).model
+    code = model.__init__.__code__  # type: ignore[misc]
+    takes = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    return build_model(
+        name, input_size, output_size, **{k: v for k, v in TINY.items() if k in takes}
+    )
+
+
+def test_the_papers_models_are_registered() -> None:
+    assert model_names() == NAMES
+    assert model_names("vectors") == ["deep_stack_machine", "gru", "memory_rnn", "stack_rnn"]
+    assert model_names("tokens") == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_model_runs_forward_and_backward_on_token_ids(name: str) -> None:
+    model = _tiny(name)
+    tokens = torch.tensor([[0, 4, 2, 2, 1, 3], [3, 1, 0, 4, 4, 2]])
+    outputs = model(tokens)
+    assert outputs.shape == (2, 6, 3)
+    outputs.square().mean().backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+    if name != "deep_stack_machine":  # its action heads learn by teacher forcing only
+        for key, param in model.named_parameters():
+            assert param.grad is not None, key
+    if hasattr(model, "trace"):
+        trace = model.trace(tokens)
+        assert isinstance(trace, Trace)
+        torch.testing.assert_close(trace.outputs, outputs)
+        assert trace.push.shape == trace.pop.shape == (2, 6)
+
+
+@pytest.mark.parametrize("name", model_names("vectors"))
+def test_vector_models_read_token_ids_as_one_hot_vectors(name: str) -> None:
+    model = _tiny(name)
+    tokens = torch.tensor([[0, 4, 2, 2], [3, 1, 0, 4]])
+    vectors = torch.nn.functional.one_hot(tokens, 5).float()
+    with torch.no_grad():
+        torch.testing.assert_close(model(vectors), model(tokens))
+
+
+def test_defaults_are_small_and_options_override_them() -> None:
+    stack = build_model("stack_lstm", 7, 4)
+    assert isinstance(stack, MemoryAugmentedLSTM)
+    assert stack.core.memory_kind == "stack" and stack.core.hidden_size == 32
+    assert build_model("deque_lstm", 7, 4, hidden_size=6).core.hidden_size == 6  # type: ignore[union-attr]
+    assert registered_model("gru").defaults == {"hidden_size": 32}
+    with pytest.raises(ValueError, match="memory: 'stack_lstm' stands for memory='stack'"):
+        build_model("stack_lstm", 7, 4, memory="queue")
+    with pytest.raises(ValueError, match=r"name: expected one of \['alstm'"):
+        build_model("transformer", 7, 4)
+    with pytest.raises(ValueError, match="output_size: expected an int >= 1, got 0"):
+        build_model("gru", 7, 0)
+
+
+def test_register_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry_module, "_REGISTRY", dict(registry_module._REGISTRY))
+    entry = register_model("small_gru", GRUNetwork, defaults={"hidden_size": 2})
+    assert entry.accepts == ("tokens", "vectors") and "small_gru" in model_names("vectors")
+    assert build_model("small_gru", 3, 1)(torch.tensor([[0, 2]])).shape == (1, 2, 1)
+    with pytest.raises(ValueError, match="name: 'small_gru' is already registered"):
+        register_model("small_gru", GRUNetwork)
+    with pytest.raises(TypeError, match="model: expected an ``accepts`` attribute"):
+        register_model("linear", nn.Linear)
+    with pytest.raises(ValueError, match=r"defaults: \['memory'\] are fixed already"):
+        register_model("odd", MemoryAugmentedLSTM, fixed={"memory": "stack"},
+                       defaults={"memory": "queue"})  # fmt: skip
+    with pytest.raises(ValueError, match="accepts: expected one of"):
+        model_names("images")  # type: ignore[arg-type]
