@@ -19,6 +19,7 @@ from torch import Tensor, nn
 
 from memrnn.estimators.base import store_params
 from memrnn.reservoir.reservoirs import _check_float, _check_int
+from memrnn.training import LoopSettings, StepReport, train_loop
 
 ProgressCallback = Callable[[int, float], None]
 """Called as ``progress(epoch, loss)``: the mean training loss since the last call."""
@@ -79,21 +80,50 @@ class _TorchEstimator(BaseEstimator):
     ) -> np.ndarray:
         """Adam on ``word_loss(i)`` of one word ``i`` drawn per epoch; the per-epoch losses."""
         optimizer = torch.optim.Adam(module.parameters(), lr=how.lr, weight_decay=how.weight_decay)
+        # all words drawn up front, in one call, as the estimators have always drawn them
         words = np.random.default_rng(how.seed).integers(n_words, size=how.epochs)
         curve = np.empty(how.epochs)
         reported = 0
-        module.train()
-        for epoch, i in enumerate(words.tolist(), start=1):
-            loss = word_loss(i)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            curve[epoch - 1] = loss.item()
-            if how.progress is not None and (epoch % PROGRESS_EVERY == 0 or epoch == how.epochs):
-                how.progress(epoch, float(curve[reported:epoch].mean()))
-                reported = epoch
-        module.eval()
+
+        def record(step: StepReport) -> None:
+            nonlocal reported
+            curve[step.step - 1] = step.loss
+            if how.progress is not None and (
+                step.step % PROGRESS_EVERY == 0 or step.step == how.epochs
+            ):
+                how.progress(step.step, float(curve[reported : step.step].mean()))
+                reported = step.step
+
+        train_loop(
+            _OneWordPerEpoch(module, words, word_loss),
+            optimizer,
+            LoopSettings(steps=how.epochs, monitor="train_loss"),
+            data_rng=np.random.default_rng(how.seed),
+            eval_rng=lambda step: np.random.default_rng([how.seed, step]),
+            on_step=record,
+        )
         return curve
+
+
+class _OneWordPerEpoch:
+    """A deep estimator as the training loop sees it: epoch e trains on the word words[e]
+    and nothing is evaluated on the way (the loop's last evaluation is the training loss)."""
+
+    def __init__(
+        self, model: nn.Module, words: np.ndarray, word_loss: Callable[[int], Tensor]
+    ) -> None:
+        self.model = model
+        self._words = iter(words.tolist())
+        self._word_loss = word_loss
+
+    def training_batch(self, rng: np.random.Generator) -> int:
+        return next(self._words)
+
+    def loss(self, batch: int) -> Tensor:
+        return self._word_loss(batch)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        return {}
 
 
 def seeded(seed: int, build: Callable[[], ModuleT]) -> ModuleT:
