@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from memrnn import __version__
 from memrnn.errors import UserError
-from memrnn.experiments.base import PROFILE_MEANING, PROFILES
+from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
@@ -59,7 +59,7 @@ def _list(args: argparse.Namespace) -> int:
     """The experiments and their runs; with ``--json`` every run's full config."""
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]  # unknown names fail first
-    profiles = [args.profile] if args.profile else list(PROFILES)
+    profiles = [args.profile] if args.profile else list(PROFILE_NAMES)
     if args.json:
         listed = [
             {"key": spec.key, **spec.to_dict()}
@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="the experiments and their runs per profile")
     listing.add_argument("experiments", nargs="*", help="default: every experiment")
-    listing.add_argument("--profile", choices=PROFILES, help="default: every profile")
+    listing.add_argument("--profile", choices=PROFILE_NAMES, help="default: every profile")
     listing.add_argument(
         "--json", action="store_true", help="every run with its key and full config, as JSON"
     )
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train one run, with progress")
     train.add_argument("experiment")
     train.add_argument("--run", help="which of the profile's runs (default: its first)")
-    train.add_argument("--profile", choices=PROFILES, default="quick")
+    train.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
     train.add_argument(
         "--set",
         action="append",
@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     repro = commands.add_parser("reproduce", help="run what is missing and write the report")
     repro.add_argument("experiments", nargs="*", help="default: every experiment")
-    repro.add_argument("--profile", choices=PROFILES, default="quick")
+    repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
     repro.add_argument("--out", type=Path, default=Path("reports"))
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")

@@ -19,7 +19,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from memrnn.experiments.base import Experiment, RunOutput, TrainConfig
+from memrnn.experiments.base import (
+    Experiment,
+    FittedExperiment,
+    RunContext,
+    RunOutput,
+    TrainedExperiment,
+)
+from memrnn.experiments.config import TrainConfig
 from memrnn.runner.checkpoint import load_checkpoint, save_checkpoint
 
 _DATA, _EVAL, _ARTIFACTS = 1, 2, 3  # stream labels for np.random.default_rng([seed, label, ...])
@@ -76,24 +83,31 @@ class _EarlyStopping:
         return self.patience > 0 and self.bad >= self.patience
 
 
+def run_context(config: TrainConfig, data: Path | None) -> RunContext:
+    """The context of a run of ``config``: its device resolved, its data folder."""
+    return RunContext(resolve_device(config.device), data)
+
+
 def train(
-    experiment: Experiment,
+    experiment: TrainedExperiment[Any],
     config: TrainConfig,
     *,
+    data: Path | None = None,
     checkpoint: Path | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutput:
     """Train one run of ``experiment`` and return its final metrics, history and artifacts.
 
+    ``data`` is the folder where the run keeps data sets it makes once (None: in memory).
     With ``checkpoint``, state is written there every ``config.checkpoint_every`` steps
     and at the end; with ``resume`` too, training continues from that file if it exists.
     """
-    config.validate()
+    _check_config(experiment, config)
     started = time.perf_counter()
-    device = resolve_device(config.device)
+    context = run_context(config, data)
     torch.manual_seed(config.seed)
-    run = experiment.build(config, device)
+    run = experiment.build(config, context)
     optimizer = make_optimizer(config, run.model.parameters())
     data_rng = np.random.default_rng([config.seed, _DATA])
     step, history, pending, wall_before = 0, [], [], 0.0
@@ -170,19 +184,44 @@ def train(
 
 
 def run(
-    experiment: Experiment,
+    experiment: Experiment[Any],
     config: TrainConfig,
     *,
+    data: Path | None = None,
     checkpoint: Path | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutput:
-    """One run of ``experiment``: its own ``fit_run`` if it has one, else ``train``."""
+    """One run of ``experiment``, by its kind: a ``FittedExperiment`` carries it out itself
+    (``checkpoint``, ``resume`` and ``on_progress`` do not apply), a
+    ``TrainedExperiment``'s is trained by ``train``."""
+    if isinstance(experiment, FittedExperiment):
+        _check_config(experiment, config)
+        return experiment.fit_run(config, run_context(config, data))
+    if isinstance(experiment, TrainedExperiment):
+        return train(
+            experiment,
+            config,
+            data=data,
+            checkpoint=checkpoint,
+            resume=resume,
+            on_progress=on_progress,
+        )
+    raise TypeError(
+        "experiment: expected a TrainedExperiment or a FittedExperiment, got "
+        f"{type(experiment).__name__}"
+    )
+
+
+def _check_config(experiment: Experiment[Any], config: TrainConfig) -> None:
+    """Raise TypeError unless ``config`` is the experiment's kind of config, and
+    ValueError naming a field with a bad value."""
+    if not isinstance(config, experiment.config_type):
+        raise TypeError(
+            f"config: {experiment.name} needs a {experiment.config_type.__name__}, "
+            f"got {type(config).__name__}"
+        )
     config.validate()
-    fitted = experiment.fit_run(config)
-    if fitted is not None:
-        return fitted
-    return train(experiment, config, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
 
 
 def _evaluate(
