@@ -57,6 +57,9 @@ def _demo(_: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     """The experiments and their runs; with ``--json`` every run's full config."""
+    if args.names:
+        print("\n".join(experiment_names()))
+        return 0
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]  # unknown names fail first
     profiles = [args.profile] if args.profile else list(PROFILE_NAMES)
@@ -184,25 +187,62 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+_DESCRIPTION = """\
+Memory-augmented recurrent networks and the experiments of the papers they come from.
+
+An experiment reproduces a paper's tables and figures. Each has three profiles: smoke
+(seconds, to test that everything runs), quick (minutes to an hour on a laptop CPU,
+scaled down from the paper) and paper (the paper's settings). `memrnn list` names the
+experiments, `memrnn reproduce` runs what is missing and writes the report, `memrnn
+train` runs one run with a progress bar.
+
+`memrnn COMMAND --help` describes a command's options.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="memrnn", description="Memory-augmented recurrent networks and their benchmarks."
+        prog="memrnn",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memrnn {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help="run the neural stack and queue on Figure 1a")
+    demo = commands.add_parser(
+        "demo",
+        help="run the neural stack and queue on Figure 1a",
+        description="Print the example of Grefenstette et al. (2015), Figure 1a, step by "
+        "step: the values, push and pop strengths, reads and strengths of the neural stack "
+        "and of the neural queue.",
+    )
     demo.set_defaults(handler=_demo)
 
-    listing = commands.add_parser("list", help="the experiments and their runs per profile")
+    listing = commands.add_parser(
+        "list",
+        help="the experiments and their runs per profile",
+        description="List the experiments (those of memrnn and those that installed "
+        "packages declare under the entry point group memrnn.experiments), what each "
+        "reproduces, and its runs per profile: all runs of the experiments named, the "
+        "first few of each otherwise.",
+    )
     listing.add_argument("experiments", nargs="*", help="default: every experiment")
     listing.add_argument("--profile", choices=PROFILE_NAMES, help="default: every profile")
     listing.add_argument(
-        "--json", action="store_true", help="every run with its key and full config, as JSON"
+        "--json", action="store_true", help="every run with its key, tags and full config, as JSON"
+    )
+    listing.add_argument(
+        "--names", action="store_true", help="only the experiments' names, one a line"
     )
     listing.set_defaults(handler=_list)
 
-    train = commands.add_parser("train", help="train one run, with progress")
+    train = commands.add_parser(
+        "train",
+        help="train one run, with progress",
+        description="Carry out one run of an experiment's profile, with a progress bar, "
+        "and store it in OUT/store.sqlite. --set changes its settings; --resume continues "
+        "an interrupted run from its checkpoint.",
+    )
     train.add_argument("experiment")
     train.add_argument("--run", help="which of the profile's runs (default: its first)")
     train.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
@@ -211,17 +251,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="change a setting; repeat for several",
+        help="change a setting; repeat for several (`memrnn list EXPERIMENT --json` shows them)",
     )
-    train.add_argument("--out", type=Path, default=Path("runs"))
+    train.add_argument("--out", type=Path, default=Path("runs"), help="default: runs")
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(handler=_train)
 
-    repro = commands.add_parser("reproduce", help="run what is missing and write the report")
+    repro = commands.add_parser(
+        "reproduce",
+        help="run what is missing and write the report",
+        description="Run every run of the profile that OUT/store.sqlite does not hold "
+        "finished (resuming interrupted ones), then write OUT/report.md, "
+        "OUT/results.json, OUT/runs.json and OUT/figures/.",
+    )
     repro.add_argument("experiments", nargs="*", help="default: every experiment")
     repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
-    repro.add_argument("--out", type=Path, default=Path("reports"))
+    repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
     repro.add_argument(
@@ -231,8 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     repro.set_defaults(handler=_reproduce)
 
-    rep = commands.add_parser("report", help="rebuild the report from the results store")
-    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep = commands.add_parser(
+        "report",
+        help="rebuild the report from the results store",
+        description="Write the report files again from OUT/store.sqlite alone, running nothing.",
+    )
+    rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     rep.set_defaults(handler=_report)
     return parser
 
