@@ -190,6 +190,10 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
         (["train", "trask2016", "--run", "clever"], "--run clever: trask2016 has no such run"),
         (["report", "--out", "{tmp}/nothing"], "{tmp}/nothing/store.sqlite: no results store"),
         (["reproduce", "--out", "{tmp}/file.txt/sub"], "--out {tmp}/file.txt/sub: cannot write"),
+        (
+            ["reproduce", "--out", "{tmp}/out", "--data", "{tmp}/file.txt/sub"],
+            "--data {tmp}/file.txt/sub: cannot write",
+        ),
     ],
 )
 def test_user_errors_are_one_clear_line(
@@ -216,7 +220,7 @@ def test_help_describes_the_commands() -> None:
     top = memrnn("--help").stdout
     for command in ("demo", "list", "train", "reproduce", "report"):
         assert f"    {command}" in top
-    assert "profiles" in top
+    assert "MEMRNN_DATA" in top and "profiles" in top
     listing = memrnn("list", "--help").stdout
     assert "--names" in listing and "entry point group memrnn.experiments" in listing
 
@@ -227,6 +231,29 @@ def test_list_names_prints_every_experiment_one_a_line() -> None:
     names = memrnn("list", "--names").stdout.split()
     assert names == experiment_names()
     assert {"ba2016", "grefenstette2015", "hewitt2020", "paassen2021", "trask2016"} <= set(names)
+
+
+def _npz_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*.npz"))
+
+
+def test_the_data_folder_is_chosen_by_option_then_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--data wins over MEMRNN_DATA, which wins over OUT/data; nothing lands in the cwd."""
+    monkeypatch.chdir(tmp_path)
+    smoke = ["reproduce", "ba2016", "--profile", "smoke", "--quiet", "--workers", "1"]
+    monkeypatch.setenv("MEMRNN_DATA", str(tmp_path / "env"))
+    assert main([*smoke, "--out", str(tmp_path / "a"), "--data", str(tmp_path / "option")]) == 0
+    assert _npz_files(tmp_path / "option") and not (tmp_path / "env").exists()
+    assert main([*smoke, "--out", str(tmp_path / "b")]) == 0
+    assert _npz_files(tmp_path / "env") == _npz_files(tmp_path / "option")
+    monkeypatch.delenv("MEMRNN_DATA")
+    assert main([*smoke, "--out", str(tmp_path / "c")]) == 0
+    assert _npz_files(tmp_path / "c" / "data") == _npz_files(tmp_path / "option")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "c", "env", "option"]
+    results = [_results(tmp_path / out) for out in "abc"]
+    assert results[0] == results[1] == results[2]  # the folder changes where, not what
 
 
 _PLUGIN = '''

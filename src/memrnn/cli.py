@@ -23,7 +23,10 @@ from memrnn.structures import NeuralQueue, NeuralStack
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
 
 
-def _writable_folder(path: Path) -> Path:
+DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
+
+
+def _writable_folder(path: Path, option: str = "--out") -> Path:
     """Create ``path`` if needed and make sure files can be written in it."""
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -31,8 +34,20 @@ def _writable_folder(path: Path) -> Path:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as error:
-        raise UserError(f"--out {path}: cannot write there ({error.strerror or error})") from None
+        raise UserError(
+            f"{option} {path}: cannot write there ({error.strerror or error})"
+        ) from None
     return path
+
+
+def _data_folder(args: argparse.Namespace, out: Path) -> Path:
+    """Where the runs keep the data sets they make once: --data, else $MEMRNN_DATA, else
+    the folder ``data`` inside the output folder."""
+    if args.data is not None:
+        return _writable_folder(args.data, "--data")
+    if os.environ.get(DATA_ENV):
+        return _writable_folder(Path(os.environ[DATA_ENV]), DATA_ENV)
+    return out / "data"
 
 
 def _demo(_: argparse.Namespace) -> int:
@@ -104,6 +119,7 @@ def _train(args: argparse.Namespace) -> int:
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
+    data = _data_folder(args, out)
     checkpoint = checkpoint_path(out, spec)
     if not args.resume:
         checkpoint.unlink(missing_ok=True)
@@ -120,7 +136,12 @@ def _train(args: argparse.Namespace) -> int:
 
         try:
             output = run(
-                experiment, config, checkpoint=checkpoint, resume=args.resume, on_progress=show
+                experiment,
+                config,
+                data=data,
+                checkpoint=checkpoint,
+                resume=args.resume,
+                on_progress=show,
             )
         except BaseException as error:
             store.fail(spec, repr(error))
@@ -147,6 +168,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]
     out = _writable_folder(args.out)
+    data = _data_folder(args, out)
     bar = tqdm(unit="run", file=sys.stderr, disable=args.quiet, desc=f"reproduce {args.profile}")
 
     def show(result: JobResult, done: int, total: int) -> None:
@@ -159,7 +181,13 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     with bar:
         summary = reproduce(
-            experiments, args.profile, out, _backend(args), threads=args.threads, on_result=show
+            experiments,
+            args.profile,
+            out,
+            _backend(args),
+            threads=args.threads,
+            data=data,
+            on_result=show,
         )
     ran = len(summary.finished) + len(summary.failed)
     print(
@@ -194,10 +222,15 @@ An experiment reproduces a paper's tables and figures. Each has three profiles: 
 (seconds, to test that everything runs), quick (minutes to an hour on a laptop CPU,
 scaled down from the paper) and paper (the paper's settings). `memrnn list` names the
 experiments, `memrnn reproduce` runs what is missing and writes the report, `memrnn
-train` runs one run with a progress bar.
+train` runs one run with a progress bar. Runs keep the data sets they make once in a
+data folder: --data DIR, else $MEMRNN_DATA, else OUT/data.
 
 `memrnn COMMAND --help` describes a command's options.
 """
+_DATA_HELP = (
+    f"where the runs keep the data sets they make once and read again (default: ${DATA_ENV} "
+    "if set, else OUT/data)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="change a setting; repeat for several (`memrnn list EXPERIMENT --json` shows them)",
     )
     train.add_argument("--out", type=Path, default=Path("runs"), help="default: runs")
+    train.add_argument("--data", type=Path, metavar="DIR", help=_DATA_HELP)
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(handler=_train)
@@ -268,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("experiments", nargs="*", help="default: every experiment")
     repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
     repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    repro.add_argument("--data", type=Path, metavar="DIR", help=_DATA_HELP)
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
     repro.add_argument(
