@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from tqdm import tqdm
@@ -18,6 +19,9 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
+
+if TYPE_CHECKING:
+    from memrnn.runner.sweep import Backend
 
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
@@ -153,7 +157,7 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _backend(args: argparse.Namespace) -> Backend:
     from memrnn.runner.sweep import LocalBackend, RayBackend
 
     if args.backend == "ray":
