@@ -1,5 +1,5 @@
 # make test       creates .venv, installs memrnn with its dev tools, runs ruff, mypy and pytest
-# make reproduce  creates .venv, installs, runs the experiments' quick profiles, writes reports/
+# make reproduce  creates .venv, installs, runs every experiment's quick profile, writes reports/
 
 PYTHON ?= python3
 VENV   := .venv
@@ -28,7 +28,9 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(BIN)/python -m pytest -q
 
-REPRODUCED = trask2016 paassen2021 hewitt2020 ba2016 grefenstette2015
+# Every experiment the registry finds (`memrnn list --names`), unless given:
+# make reproduce REPRODUCED="trask2016 ba2016"
+REPRODUCED ?= $$($(BIN)/memrnn list --names)
 
 reproduce: $(STAMP)
 	$(BIN)/memrnn reproduce $(REPRODUCED) --profile quick --out reports/

@@ -190,6 +190,10 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
         (["train", "trask2016", "--run", "clever"], "--run clever: trask2016 has no such run"),
         (["report", "--out", "{tmp}/nothing"], "{tmp}/nothing/store.sqlite: no results store"),
         (["reproduce", "--out", "{tmp}/file.txt/sub"], "--out {tmp}/file.txt/sub: cannot write"),
+        (
+            ["reproduce", "--out", "{tmp}/out", "--data", "{tmp}/file.txt/sub"],
+            "--data {tmp}/file.txt/sub: cannot write",
+        ),
     ],
 )
 def test_user_errors_are_one_clear_line(
@@ -210,3 +214,122 @@ def test_errors_in_a_subprocess_have_no_traceback() -> None:
     unknown = memrnn("fly", check=False)
     assert unknown.returncode == 2 and "invalid choice: 'fly'" in unknown.stderr
     assert "Traceback" not in done.stderr + unknown.stderr
+
+
+def test_help_describes_the_commands() -> None:
+    top = memrnn("--help").stdout
+    for command in ("demo", "list", "train", "reproduce", "report"):
+        assert f"    {command}" in top
+    assert "MEMRNN_DATA" in top and "profiles" in top
+    listing = memrnn("list", "--help").stdout
+    assert "--names" in listing and "entry point group memrnn.experiments" in listing
+
+
+def test_list_names_prints_every_experiment_one_a_line() -> None:
+    from memrnn.experiments.registry import experiment_names
+
+    names = memrnn("list", "--names").stdout.split()
+    assert names == experiment_names()
+    assert {"ba2016", "grefenstette2015", "hewitt2020", "paassen2021", "trask2016"} <= set(names)
+
+
+def _npz_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*.npz"))
+
+
+def test_the_data_folder_is_chosen_by_option_then_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--data wins over MEMRNN_DATA, which wins over OUT/data; nothing lands in the cwd."""
+    monkeypatch.chdir(tmp_path)
+    smoke = ["reproduce", "ba2016", "--profile", "smoke", "--quiet", "--workers", "1"]
+    monkeypatch.setenv("MEMRNN_DATA", str(tmp_path / "env"))
+    assert main([*smoke, "--out", str(tmp_path / "a"), "--data", str(tmp_path / "option")]) == 0
+    assert _npz_files(tmp_path / "option") and not (tmp_path / "env").exists()
+    assert main([*smoke, "--out", str(tmp_path / "b")]) == 0
+    assert _npz_files(tmp_path / "env") == _npz_files(tmp_path / "option")
+    monkeypatch.delenv("MEMRNN_DATA")
+    assert main([*smoke, "--out", str(tmp_path / "c")]) == 0
+    assert _npz_files(tmp_path / "c" / "data") == _npz_files(tmp_path / "option")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "c", "env", "option"]
+    results = [_results(tmp_path / out) for out in "abc"]
+    assert results[0] == results[1] == results[2]  # the folder changes where, not what
+
+
+_PLUGIN = '''
+"""A toy experiment from another package, found through its entry point."""
+from dataclasses import dataclass
+
+from memrnn.experiments.base import FittedExperiment, RunOutput
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grid import Grid, grid_runs
+from memrnn.experiments.tables import Table, group, mean_cell
+
+PROFILES = {
+    name: Grid({"size": sizes, "seed": (0, 1)})
+    for name, sizes in (("smoke", (1, 2)), ("quick", (1, 2, 3)), ("paper", (1, 2, 3, 4)))
+}
+
+
+@dataclass(frozen=True)
+class PluginConfig(TrainConfig):
+    size: int = 1
+
+
+class PluginToy(FittedExperiment[PluginConfig]):
+    name = "plugintoy"
+    title = "A plugged-in toy"
+    reproduces = "nothing; a test of the entry point"
+    config_type = PluginConfig
+
+    def runs(self, profile):
+        return grid_runs(
+            self, profile, PROFILES[profile], name="size{size}/seed{seed}",
+            labels=lambda c: ("toy", "sum"),
+        )
+
+    def fit_run(self, config, context):
+        return RunOutput({"total": float(config.size + config.seed)})
+
+    def tables(self, records):
+        rows = {f"size {size}": {"total": mean_cell(runs, "total")}
+                for size, runs in group(records, "size").items()}
+        return [Table("totals", "Totals", ["total"], rows)]
+'''
+
+
+def _plugin_path(folder: Path) -> str:
+    """A folder holding a fake installed distribution that declares ``plugintoy``."""
+    (folder / "memrnn_plugintoy.py").write_text(_PLUGIN)
+    info = folder / "memrnn_plugintoy-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: memrnn-plugintoy\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[memrnn.experiments]\nplugintoy = memrnn_plugintoy:PluginToy\n"
+    )
+    return os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])
+
+
+def test_an_installed_package_adds_an_experiment_through_its_entry_point(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {**os.environ, "PYTHONPATH": _plugin_path(site)}
+
+    def plugged(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "memrnn.cli", *args],
+            capture_output=True, text=True, check=True, env=env,
+        )  # fmt: skip
+        return done.stdout
+
+    assert "plugintoy" in plugged("list", "--names").split()
+    listing = plugged("list", "plugintoy", "--profile", "smoke")
+    assert "plugintoy: A plugged-in toy" in listing and "size2/seed1" in listing
+    out = tmp_path / "out"
+    done = plugged("reproduce", "plugintoy", "--profile", "smoke", "--out", str(out), "--quiet")
+    assert "4 runs planned, 0 already finished, 4 run now, 0 failed" in done
+    report = (out / "report.md").read_text()
+    assert "## plugintoy, profile smoke: A plugged-in toy" in report
+    rows = {r["row"]: r["value"] for r in json.loads((out / "results.json").read_text())}
+    assert rows == {"size 1": 1.5, "size 2": 2.5}
+    assert "plugintoy" not in memrnn("list", "--names").stdout  # only where it is installed

@@ -9,21 +9,28 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from tqdm import tqdm
 
 from memrnn import __version__
 from memrnn.errors import UserError
-from memrnn.experiments.base import PROFILE_MEANING, PROFILES
+from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
+
+if TYPE_CHECKING:
+    from memrnn.runner.sweep import Backend
 
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
 
 
-def _writable_folder(path: Path) -> Path:
+DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
+
+
+def _writable_folder(path: Path, option: str = "--out") -> Path:
     """Create ``path`` if needed and make sure files can be written in it."""
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -31,8 +38,20 @@ def _writable_folder(path: Path) -> Path:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as error:
-        raise UserError(f"--out {path}: cannot write there ({error.strerror or error})") from None
+        raise UserError(
+            f"{option} {path}: cannot write there ({error.strerror or error})"
+        ) from None
     return path
+
+
+def _data_folder(args: argparse.Namespace, out: Path) -> Path:
+    """Where the runs keep the data sets they make once: --data, else $MEMRNN_DATA, else
+    the folder ``data`` inside the output folder."""
+    if args.data is not None:
+        return _writable_folder(args.data, "--data")
+    if os.environ.get(DATA_ENV):
+        return _writable_folder(Path(os.environ[DATA_ENV]), DATA_ENV)
+    return out / "data"
 
 
 def _demo(_: argparse.Namespace) -> int:
@@ -57,9 +76,12 @@ def _demo(_: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     """The experiments and their runs; with ``--json`` every run's full config."""
+    if args.names:
+        print("\n".join(experiment_names()))
+        return 0
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]  # unknown names fail first
-    profiles = [args.profile] if args.profile else list(PROFILES)
+    profiles = [args.profile] if args.profile else list(PROFILE_NAMES)
     if args.json:
         listed = [
             {"key": spec.key, **spec.to_dict()}
@@ -101,6 +123,7 @@ def _train(args: argparse.Namespace) -> int:
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
+    data = _data_folder(args, out)
     checkpoint = checkpoint_path(out, spec)
     if not args.resume:
         checkpoint.unlink(missing_ok=True)
@@ -117,7 +140,12 @@ def _train(args: argparse.Namespace) -> int:
 
         try:
             output = run(
-                experiment, config, checkpoint=checkpoint, resume=args.resume, on_progress=show
+                experiment,
+                config,
+                data=data,
+                checkpoint=checkpoint,
+                resume=args.resume,
+                on_progress=show,
             )
         except BaseException as error:
             store.fail(spec, repr(error))
@@ -129,7 +157,7 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _backend(args: argparse.Namespace) -> Backend:
     from memrnn.runner.sweep import LocalBackend, RayBackend
 
     if args.backend == "ray":
@@ -144,6 +172,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]
     out = _writable_folder(args.out)
+    data = _data_folder(args, out)
     bar = tqdm(unit="run", file=sys.stderr, disable=args.quiet, desc=f"reproduce {args.profile}")
 
     def show(result: JobResult, done: int, total: int) -> None:
@@ -156,7 +185,13 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     with bar:
         summary = reproduce(
-            experiments, args.profile, out, _backend(args), threads=args.threads, on_result=show
+            experiments,
+            args.profile,
+            out,
+            _backend(args),
+            threads=args.threads,
+            data=data,
+            on_result=show,
         )
     ran = len(summary.finished) + len(summary.failed)
     print(
@@ -184,44 +219,94 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+_DESCRIPTION = """\
+Memory-augmented recurrent networks and the experiments of the papers they come from.
+
+An experiment reproduces a paper's tables and figures. Each has three profiles: smoke
+(seconds, to test that everything runs), quick (minutes to an hour on a laptop CPU,
+scaled down from the paper) and paper (the paper's settings). `memrnn list` names the
+experiments, `memrnn reproduce` runs what is missing and writes the report, `memrnn
+train` runs one run with a progress bar. Runs keep the data sets they make once in a
+data folder: --data DIR, else $MEMRNN_DATA, else OUT/data.
+
+`memrnn COMMAND --help` describes a command's options.
+"""
+_DATA_HELP = (
+    f"where the runs keep the data sets they make once and read again (default: ${DATA_ENV} "
+    "if set, else OUT/data)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="memrnn", description="Memory-augmented recurrent networks and their benchmarks."
+        prog="memrnn",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memrnn {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help="run the neural stack and queue on Figure 1a")
+    demo = commands.add_parser(
+        "demo",
+        help="run the neural stack and queue on Figure 1a",
+        description="Print the example of Grefenstette et al. (2015), Figure 1a, step by "
+        "step: the values, push and pop strengths, reads and strengths of the neural stack "
+        "and of the neural queue.",
+    )
     demo.set_defaults(handler=_demo)
 
-    listing = commands.add_parser("list", help="the experiments and their runs per profile")
+    listing = commands.add_parser(
+        "list",
+        help="the experiments and their runs per profile",
+        description="List the experiments (those of memrnn and those that installed "
+        "packages declare under the entry point group memrnn.experiments), what each "
+        "reproduces, and its runs per profile: all runs of the experiments named, the "
+        "first few of each otherwise.",
+    )
     listing.add_argument("experiments", nargs="*", help="default: every experiment")
-    listing.add_argument("--profile", choices=PROFILES, help="default: every profile")
+    listing.add_argument("--profile", choices=PROFILE_NAMES, help="default: every profile")
     listing.add_argument(
-        "--json", action="store_true", help="every run with its key and full config, as JSON"
+        "--json", action="store_true", help="every run with its key, tags and full config, as JSON"
+    )
+    listing.add_argument(
+        "--names", action="store_true", help="only the experiments' names, one a line"
     )
     listing.set_defaults(handler=_list)
 
-    train = commands.add_parser("train", help="train one run, with progress")
+    train = commands.add_parser(
+        "train",
+        help="train one run, with progress",
+        description="Carry out one run of an experiment's profile, with a progress bar, "
+        "and store it in OUT/store.sqlite. --set changes its settings; --resume continues "
+        "an interrupted run from its checkpoint.",
+    )
     train.add_argument("experiment")
     train.add_argument("--run", help="which of the profile's runs (default: its first)")
-    train.add_argument("--profile", choices=PROFILES, default="quick")
+    train.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
     train.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="change a setting; repeat for several",
+        help="change a setting; repeat for several (`memrnn list EXPERIMENT --json` shows them)",
     )
-    train.add_argument("--out", type=Path, default=Path("runs"))
+    train.add_argument("--out", type=Path, default=Path("runs"), help="default: runs")
+    train.add_argument("--data", type=Path, metavar="DIR", help=_DATA_HELP)
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(handler=_train)
 
-    repro = commands.add_parser("reproduce", help="run what is missing and write the report")
+    repro = commands.add_parser(
+        "reproduce",
+        help="run what is missing and write the report",
+        description="Run every run of the profile that OUT/store.sqlite does not hold "
+        "finished (resuming interrupted ones), then write OUT/report.md, "
+        "OUT/results.json, OUT/runs.json and OUT/figures/.",
+    )
     repro.add_argument("experiments", nargs="*", help="default: every experiment")
-    repro.add_argument("--profile", choices=PROFILES, default="quick")
-    repro.add_argument("--out", type=Path, default=Path("reports"))
+    repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
+    repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    repro.add_argument("--data", type=Path, metavar="DIR", help=_DATA_HELP)
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
     repro.add_argument(
@@ -231,8 +316,12 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     repro.set_defaults(handler=_reproduce)
 
-    rep = commands.add_parser("report", help="rebuild the report from the results store")
-    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep = commands.add_parser(
+        "report",
+        help="rebuild the report from the results store",
+        description="Write the report files again from OUT/store.sqlite alone, running nothing.",
+    )
+    rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     rep.set_defaults(handler=_report)
     return parser
 

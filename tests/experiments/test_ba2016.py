@@ -1,47 +1,67 @@
 """The ba2016 experiment: its runs, a smoke reproduce with Table 1 and the learning
-curves, and config checks."""
+curves, its splits kept in the data folder, and config checks."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from memrnn.experiments.ba2016 import PAPER_TABLE1, Ba2016, Ba2016Config
+from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model
+from memrnn.experiments.base import PROFILE_NAMES, Profile
+from memrnn.models import model_names
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
 
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_runs_are_distinct_and_valid(profile: str) -> None:
-    runs = Ba2016().runs(profile)  # type: ignore[arg-type]
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_runs_are_distinct_and_valid(profile: Profile) -> None:
+    runs = Ba2016().runs(profile)
     assert len({spec.key for spec in runs}) == len(runs)
     for spec in runs:
         Ba2016Config(**spec.config).validate()
+        assert (spec.tags["model"], spec.tags["hidden"]) == (
+            spec.config["model"],
+            spec.config["hidden"],
+        )
     cells = {(s.config["model"], s.config["hidden"]) for s in runs}
     if profile == "quick":
-        assert cells == {(m, r) for m in PAPER_TABLE1 for r in (20, 50)}
+        assert cells == {(m, r) for m in MODELS for r in (20, 50)}
     if profile == "paper":
-        assert cells == {(m, r) for m in PAPER_TABLE1 for r in (20, 50, 100)}
+        assert cells == {(m, r) for m in MODELS for r in (20, 50, 100)}
     assert all(s.config["recurrent_scale"] == 1.0 for s in runs if s.config["model"] == "irnn")
 
 
+def test_the_models_are_registered_models_and_the_papers_rows() -> None:
+    assert set(get_args(Model)) == set(MODELS) <= set(model_names())
+    assert list(PAPER["table1"]) == ["IRNN", "LSTM", "A-LSTM", "Fast weights"]
+    assert PAPER["table1"]["Fast weights"]["R=20"].value == 1.81
+
+
 def test_config_validation() -> None:
-    with pytest.raises(ValueError, match="model: expected one of"):
-        Ba2016Config(model="gru").validate()
+    with pytest.raises(ValueError, match="model: expected fast_weights, irnn, lstm or alstm"):
+        Ba2016Config(model="gru").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="hidden: must be at least 1"):
         Ba2016Config(hidden=0).validate()
-    with pytest.raises(ValueError, match="norm: expected sum or slow"):
-        Ba2016Config(norm="both").validate()
+    with pytest.raises(ValueError, match="norm: expected sum or slow, got 'both'"):
+        Ba2016Config(norm="both").validate()  # type: ignore[arg-type]
 
 
-def test_smoke_reproduce(tmp_path: Path) -> None:
-    summary = reproduce([Ba2016()], "smoke", tmp_path, LocalBackend(workers=1))
+def test_smoke_reproduce_keeps_its_splits_in_the_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    summary = reproduce([Ba2016()], "smoke", out, LocalBackend(workers=1))
     assert not summary.failed and summary.planned == 4
-    results = json.loads((tmp_path / "results.json").read_text())
+    results = json.loads((out / "results.json").read_text())
     table = [r for r in results if r["table"] == "table1"]
     assert {r["row"] for r in table} == {"Fast weights", "IRNN", "LSTM", "A-LSTM"}
     assert all(0 <= r["value"] <= 100 for r in table)
-    report = (tmp_path / "report.md").read_text()
+    report = (out / "report.md").read_text()
     assert "learning-curves" in report and "Fast weights test error" in report
+    # the four runs share one file of splits, under OUT/data; nothing lands in the cwd
+    assert len(list((out / "data" / "retrieval").glob("*.npz"))) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]

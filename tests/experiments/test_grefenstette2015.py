@@ -11,26 +11,29 @@ import json
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import pytest
 import torch
 
 from memrnn.cli import main
-from memrnn.experiments.base import RunRecord
+from memrnn.experiments.base import PROFILE_NAMES, Profile, RunRecord
 from memrnn.experiments.grefenstette2015 import (
     MODEL_NAMES,
     MODELS,
+    PAPER,
     PAPER_DEPTHS,
-    PAPER_FIGURE2A,
     PAPER_HIDDEN,
     PAPER_LRS,
     Grefenstette2015,
     Grefenstette2015Config,
+    Task,
     TransductionRun,
     select,
     training_perplexity,
 )
+from memrnn.experiments.tables import Printed
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
 from memrnn.tasks.transduction import TASKS
@@ -41,22 +44,31 @@ TINY = Grefenstette2015Config(
 )  # fmt: skip
 
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_runs_are_distinct_and_valid(profile: str) -> None:
-    runs = Grefenstette2015().runs(profile)  # type: ignore[arg-type]
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_runs_are_distinct_and_valid(profile: Profile) -> None:
+    runs = Grefenstette2015().runs(profile)
     assert len({spec.key for spec in runs}) == len(runs)
     for spec in runs:
         Grefenstette2015Config(**spec.config).validate()
+        assert (spec.tags["task"], spec.tags["model"]) == (
+            spec.config["task"],
+            spec.config["model"],
+        )
+    rows = {f"{s.config['task']} {MODEL_NAMES[s.config['model']]}" for s in runs}
     if profile != "smoke":
-        assert {(s.config["task"], s.config["model"]) for s in runs} == set(PAPER_FIGURE2A)
-        assert {(t, m) for t in TASKS for m in MODELS} == set(PAPER_FIGURE2A)
+        assert rows == set(PAPER["figure2a"])
+        assert {f"{t} {MODEL_NAMES[m]}" for t in TASKS for m in MODELS} == set(PAPER["figure2a"])
+
+
+def test_the_literal_tasks_are_the_transduction_tasks() -> None:
+    assert get_args(Task) == TASKS
 
 
 def test_config_validation() -> None:
-    with pytest.raises(ValueError, match="task: expected one of"):
-        Grefenstette2015Config(task="sort").validate()
-    with pytest.raises(ValueError, match="model: expected one of"):
-        Grefenstette2015Config(model="tape").validate()
+    with pytest.raises(ValueError, match="task: expected copy, reversal, bigram_flip"):
+        Grefenstette2015Config(task="sort").validate()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="model: expected lstm, stack, queue or deque"):
+        Grefenstette2015Config(model="tape").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="need min <= max < test_min <= test_max"):
         Grefenstette2015Config(max_length=40, test_min_length=33).validate()
     with pytest.raises(ValueError, match="curriculum_start: must not be negative"):
@@ -308,7 +320,7 @@ def test_the_paper_table_names_each_cells_chosen_configuration() -> None:
         "lowest training perplexity" in table.caption
         and "copy 4, reversal 8, bigram_flip 2" in table.caption
     )
-    assert table.rows["copy Stack-LSTM (hidden 256, lr 1e-03)"]["test_coarse"].paper == 0.0
+    assert table.rows["copy Stack-LSTM (hidden 256, lr 1e-03)"]["test_coarse"].paper == Printed(0.0)
     lines = Grefenstette2015().findings(records)
     assert "copy, Deep LSTM: 8 layers, hidden 512, lr 5e-04, training perplexity 1.1052, " \
            "the lowest of 2 finished runs." in lines  # fmt: skip

@@ -6,20 +6,22 @@ import dataclasses
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
 import torch
 
+from memrnn.constructions import KINDS
 from memrnn.experiments import hewitt2020
-from memrnn.experiments.base import RunRecord
+from memrnn.experiments.base import PROFILE_NAMES, Profile, RunRecord, RunSpec
 from memrnn.experiments.hewitt2020 import (
     KEEP_MARGIN,
-    PAPER_CLOSING,
+    PAPER,
     RATE_MARGIN,
     Hewitt2020,
     Hewitt2020Config,
+    Kind,
     largest_k,
     lm_splits,
     lstm_units,
@@ -32,13 +34,16 @@ from memrnn.experiments.hewitt2020 import (
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
 
+CPU = torch.device("cpu")
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_runs_are_distinct_and_valid(profile: str) -> None:
-    runs = Hewitt2020().runs(profile)  # type: ignore[arg-type]
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_runs_are_distinct_and_valid(profile: Profile) -> None:
+    runs = Hewitt2020().runs(profile)
     assert len({spec.key for spec in runs}) == len(runs)
     for spec in runs[:200]:
         Hewitt2020Config(**spec.config).validate()
+        assert spec.tags["part"] == spec.config["part"]
     lms = [s for s in runs if s.config["part"] == "lm"]
     if profile == "quick":
         assert {(s.config["k"], s.config["train_tokens"]) for s in lms} == {
@@ -66,7 +71,7 @@ def test_sweep_covers_the_bound_exactly(kind: str) -> None:
 
 def test_sweep_run_lists_every_language() -> None:
     config = Hewitt2020Config(part="construction", kind="srnn-log", k=2, m=2, k_last=5)
-    metrics, artifacts = verify_construction(config)
+    metrics, artifacts = verify_construction(config, CPU)
     rows = artifacts["languages"]
     assert [row["k"] for row in rows] == [2, 3, 4, 5] and metrics["pairs"] == 4
     assert metrics["generates"] == 1.0 and metrics["units_as_stated"] == 1.0
@@ -75,8 +80,11 @@ def test_sweep_run_lists_every_language() -> None:
 
 
 def test_config_validation() -> None:
-    with pytest.raises(ValueError, match="part: expected construction or lm"):
-        Hewitt2020Config(part="x").validate()
+    with pytest.raises(ValueError, match="part: expected construction or lm, got 'x'"):
+        Hewitt2020Config(part="x").validate()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kind: expected srnn-onehot, lstm-onehot"):
+        Hewitt2020Config(kind="gru").validate()  # type: ignore[arg-type]
+    assert get_args(Kind) == KINDS
     with pytest.raises(ValueError, match="k: the LSTM size"):
         Hewitt2020Config(k=1).validate()
     with pytest.raises(ValueError, match="k_last: a sweep"):
@@ -97,16 +105,16 @@ SMALL = {"k": 2, "m": 3, "train_tokens": 300, "dev_tokens": 200, "test_tokens": 
 def test_every_seed_of_a_cell_shares_its_splits() -> None:
     """Appendix H.1: identical dev and test sets in every setting; the authors' code also
     writes one training file per setting, which all seeds read."""
-    runs = [Hewitt2020Config(**SMALL, seed=seed, data_dir="") for seed in range(3)]
-    splits = [lm_splits(c) for c in runs]
+    runs = [Hewitt2020Config(**SMALL, seed=seed) for seed in range(3)]
+    splits = [lm_splits(c, None) for c in runs]
     for name in ("train", "dev", "test"):
         first = getattr(splits[0], name)
         for other in splits[1:]:
             assert np.array_equal(getattr(other, name).tokens, first.tokens)
-    larger = lm_splits(dataclasses.replace(runs[0], train_tokens=3_000))
+    larger = lm_splits(dataclasses.replace(runs[0], train_tokens=3_000), None)
     assert np.array_equal(larger.dev.tokens, splits[0].dev.tokens)
     assert np.array_equal(larger.test.tokens, splits[0].test.tokens)
-    other_data = lm_splits(dataclasses.replace(runs[0], data_seed=1))
+    other_data = lm_splits(dataclasses.replace(runs[0], data_seed=1), None)
     assert not np.array_equal(other_data.dev.tokens, splits[0].dev.tokens)
 
 
@@ -114,7 +122,7 @@ def test_training_strings_hold_a_bracket_pair() -> None:
     """The authors' generator never ends a string before its first token: no lone end
     symbol among the training and dev strings, whose lengths stay within Table 2's."""
     assert train_lengths(3) == (3, 84) and train_lengths(5) == (3, 180)
-    splits = lm_splits(Hewitt2020Config(**{**SMALL, "train_tokens": 3_000}, data_dir=""))
+    splits = lm_splits(Hewitt2020Config(**{**SMALL, "train_tokens": 3_000}), None)
     for strings in (splits.train, splits.dev):
         assert strings.lengths.min() >= 3 and strings.lengths.max() <= 84
     assert splits.test.lengths.min() >= 85
@@ -132,8 +140,8 @@ def test_the_recipe_follows_the_authors_code(monkeypatch: pytest.MonkeyPatch) ->
             made.append(self)
 
     monkeypatch.setattr(hewitt2020.torch.optim, "Adam", CountedAdam)
-    config = Hewitt2020Config(**SMALL, lr=0.5, max_epochs=40, data_dir="")
-    metrics, artifacts, _ = train_language_model(config)
+    config = Hewitt2020Config(**SMALL, lr=0.5, max_epochs=40)
+    metrics, artifacts, _ = train_language_model(config, None)
     assert len(made) == 1
     history = artifacts["history"]
     assert [epoch for epoch, _, _ in history] == list(range(1, len(history) + 1))
@@ -155,7 +163,9 @@ def test_the_recipe_follows_the_authors_code(monkeypatch: pytest.MonkeyPatch) ->
 
 def _record(k: int, size: int, seed: int, test: float, profile: str = "quick") -> RunRecord:
     config = Hewitt2020Config(k=k, m=3, train_tokens=size, seed=seed)
-    spec = Hewitt2020()._spec(profile, config)
+    tags = {"part": "lm", "k": k, "m": 3, "train_tokens": size, "lr": config.lr, "seed": seed}
+    name = f"lm/k{k}-m3/{size}/seed{seed}"
+    spec = RunSpec("hewitt2020", name, profile, config.to_dict(), tags=tags)
     metrics = {
         "dev_closing": test + 0.01, "test_closing": test, "test_closing_prefixes": test - 0.01,
         "units": float(lstm_units(k, 3)),
@@ -170,7 +180,9 @@ def test_the_lm_table_headlines_the_median_over_seeds() -> None:
     records += [_record(8, 20_000, seed, value) for seed, value in tests.items()]
     (table,) = [t for t in Hewitt2020().tables(records) if t.name == "lm"]
     big = table.rows["k=2 m=3 20,000,000 tokens"]
-    assert big["test_median"].value == 0.9 and big["test_median"].paper == PAPER_CLOSING
+    assert big["test_median"].value == 0.9
+    assert big["test_median"].paper == PAPER["lm"]["k=2 m=3 20,000,000 tokens"]["test_median"]
+    assert big["test_median"].paper is not None and big["test_median"].paper.value == 1 - 1e-4
     assert big["test_min"].value == 0.5 and big["test_max"].value == 0.99
     assert big["dev_median"].value == pytest.approx(0.91)
     assert big["test_prefixes_median"].value == pytest.approx(0.89)
@@ -211,8 +223,8 @@ def test_the_figures_draw_one_line_per_setting() -> None:
 
 def test_theorem_1_is_not_called_exact() -> None:
     config = Hewitt2020Config(part="construction", kind="srnn-dfa", k=2, m=1, k_last=3)
-    metrics, artifacts = verify_construction(config)
-    spec = Hewitt2020()._spec("smoke", config)
+    metrics, artifacts = verify_construction(config, CPU)
+    (spec,) = [s for s in Hewitt2020().runs("smoke") if s.config == config.to_dict()]
     findings = Hewitt2020().findings([RunRecord(spec, metrics, artifacts, "test", 1.0)])
     text = " ".join(findings)
     assert "exactly" not in text and "O(k^(m+1))" in text
@@ -221,26 +233,29 @@ def test_theorem_1_is_not_called_exact() -> None:
 
 def test_splits_are_written_once_and_reused(tmp_path: Path) -> None:
     config = Hewitt2020Config(
-        k=2, m=3, train_tokens=300, dev_tokens=200, test_tokens=400, max_epochs=1,
-        data_dir=str(tmp_path / "dyck"),
+        k=2, m=3, train_tokens=300, dev_tokens=200, test_tokens=400, max_epochs=1
     )  # fmt: skip
-    first, _, _ = train_language_model(config)
+    first, _, _ = train_language_model(config, tmp_path)
     (stored,) = (tmp_path / "dyck").glob("*.npz")
     written = stored.stat().st_mtime_ns
-    again, _, _ = train_language_model(config)
+    again, _, _ = train_language_model(config, tmp_path)
     assert again == first and stored.stat().st_mtime_ns == written
-    in_memory, _, _ = train_language_model(dataclasses.replace(config, data_dir=""))
+    in_memory, _, _ = train_language_model(config, None)
     assert in_memory == first
 
 
 def test_smoke_reproduce(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # the runs write their splits under data/
-    summary = reproduce([Hewitt2020()], "smoke", tmp_path, LocalBackend(workers=1))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    summary = reproduce([Hewitt2020()], "smoke", out, LocalBackend(workers=1))
     assert not summary.failed and summary.planned == 6
-    results = json.loads((tmp_path / "results.json").read_text())
+    # the LSTM's splits are kept under OUT/data, nothing is written to the cwd
+    assert len(list((out / "data" / "dyck").glob("*.npz"))) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    results = json.loads((out / "results.json").read_text())
     generates = [r["value"] for r in results if r["column"] == "generates"]
     assert generates == [1.0] * 5  # four single constructions and one sweep
-    report = (tmp_path / "report.md").read_text()
+    report = (out / "report.md").read_text()
     assert "6 of 6 (construction, language) pairs generate Dyck-(k,m)" in report
     assert "srnn-dfa m=1 k=2..3" in report and "closing-by-distance" in report
     assert "learning-curves" in report

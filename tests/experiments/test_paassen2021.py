@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import pytest
 import torch
 
-from memrnn.experiments.base import RunRecord, RunSpec, TrainConfig
+from memrnn.experiments.base import PROFILE_NAMES, Profile, RunContext, RunRecord, RunSpec
 from memrnn.experiments.paassen2021 import (
     BINARY_TASKS,
     COPY_TASKS,
@@ -21,6 +22,7 @@ from memrnn.experiments.paassen2021 import (
     SMOKE,
     Paassen2021,
     Paassen2021Config,
+    Task,
     bold_faced,
     evaluate,
     fit_predict,
@@ -31,55 +33,66 @@ from memrnn.experiments.paassen2021 import (
     search_space,
     thresholded,
 )
-from memrnn.experiments.paassen2021_paper import (
-    ESN_MODELS,
-    MODELS,
-    PAPER_BOLD,
-    PAPER_BOLD_1024,
-    PAPER_MAE,
-    PAPER_MAE_1024,
-    PAPER_SECONDS,
-    PAPER_SECONDS_1024,
-)
+from memrnn.experiments.paassen2021_paper import ESN_MODELS, MODELS, PAPER, paper_mae
+from memrnn.experiments.tables import Printed
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
 from memrnn.tasks.rsm_benchmarks import TASKS, make_dataset
 
+CPU = RunContext(torch.device("cpu"))
+
 
 def test_paper_numbers_as_printed() -> None:
-    assert PAPER_MAE["CRJ-RSM"]["repeat_copy"] == (0.08, 0.01)
-    assert PAPER_MAE["SRNN"]["json"] == (0.08, 0.16)
-    assert PAPER_MAE["rand-ESN"]["dyck3"] == (0.28, 0.06)
-    assert PAPER_SECONDS["DSM"]["repeat_copy"] == (1045.4, 211.6)
-    assert PAPER_SECONDS["LDN-RSM"]["latch"] == (26.74, 2.04)
-    assert PAPER_SECONDS["CRJ-ESN"]["anbn"] == (0.38, 0.02)
-    assert all(PAPER_MAE["LDN-RSM"][task] == (0.0, 0.0) for task in TASKS)
+    assert PAPER["table2"]["CRJ-RSM"]["repeat_copy"] == Printed(0.08, 0.01)
+    assert PAPER["table3"]["SRNN"]["json"] == Printed(0.08, 0.16)
+    assert PAPER["table3"]["rand-ESN"]["dyck3"] == Printed(0.28, 0.06)
+    assert PAPER["table4"]["DSM"]["repeat_copy"] == Printed(1045.4, 211.6)
+    assert PAPER["table4"]["LDN-RSM"]["latch"] == Printed(26.74, 2.04)
+    assert PAPER["table5"]["CRJ-ESN"]["anbn"] == Printed(0.38, 0.02)
+    assert all(paper_mae("LDN-RSM", task, False) == Printed(0.0, 0.0, True) for task in TASKS)
 
 
 def test_appendix_numbers_as_printed() -> None:
     """Tables 6 and 7 print a row per data set and a column per ESN."""
-    assert set(PAPER_MAE_1024) == set(PAPER_SECONDS_1024) == set(ESN_MODELS)
-    assert all(set(PAPER_MAE_1024[m]) == set(TASKS) for m in ESN_MODELS)
-    assert PAPER_MAE_1024["rand-ESN"]["dyck2"] == (0.58, 0.64)
-    assert PAPER_MAE_1024["CRJ-ESN"]["repeat_copy"] == (0.33, 0.01)
-    assert PAPER_MAE_1024["LDN-ESN"]["json"] == (0.10, 0.01)
-    assert PAPER_SECONDS_1024["rand-ESN"]["repeat_copy"] == (20.88, 1.35)
-    assert PAPER_SECONDS_1024["LDN-ESN"]["latch"] == (12.85, 0.44)
-    assert PAPER_SECONDS_1024["CRJ-ESN"]["json"] == (1.78, 0.26)
+    for table in ("table6", "table7"):
+        assert list(PAPER[table]) == list(TASKS)
+        assert all(list(PAPER[table][t]) == list(ESN_MODELS) for t in TASKS)
+    assert PAPER["table6"]["dyck2"]["rand-ESN"] == Printed(0.58, 0.64)
+    assert PAPER["table6"]["repeat_copy"]["CRJ-ESN"] == Printed(0.33, 0.01)
+    assert paper_mae("LDN-ESN", "json", True) == Printed(0.10, 0.01)
+    assert PAPER["table7"]["repeat_copy"]["rand-ESN"] == Printed(20.88, 1.35)
+    assert PAPER["table7"]["latch"]["LDN-ESN"] == Printed(12.85, 0.44)
+    assert PAPER["table7"]["json"]["CRJ-ESN"] == Printed(1.78, 0.26)
+
+
+def _bold(large: bool) -> set[tuple[str, str]]:
+    models = ESN_MODELS if large else MODELS
+    return {
+        (m, t) for m in models for t in TASKS if (n := paper_mae(m, t, large)) and n.bold
+    }  # fmt: skip
 
 
 def test_bold_cells_as_printed() -> None:
     """The paper's bold flags, which its rounded numbers cannot recover: Table 3 bolds
     rand-ESN's JSON "0.01 ± 0.00" but not CRJ-ESN's."""
-    assert ("rand-ESN", "json") in PAPER_BOLD and ("CRJ-ESN", "json") not in PAPER_BOLD
-    assert ("CRJ-ESN", "palindrome") in PAPER_BOLD and ("CRJ-RSM", "latch") not in PAPER_BOLD
-    assert len(PAPER_BOLD) == 6 + 35  # Table 2, Table 3
-    assert PAPER_BOLD_1024 == {
+    bold, bold_1024 = _bold(False), _bold(True)
+    assert ("rand-ESN", "json") in bold and ("CRJ-ESN", "json") not in bold
+    assert ("CRJ-ESN", "palindrome") in bold and ("CRJ-RSM", "latch") not in bold
+    assert len(bold) == 6 + 35  # Table 2, Table 3
+    assert bold_1024 == {
         *((m, "anbn") for m in ESN_MODELS),
         *((m, t) for m in ("rand-ESN", "CRJ-ESN") for t in ("palindrome", "json")),
     }
-    for bold, numbers in ((PAPER_BOLD, PAPER_MAE), (PAPER_BOLD_1024, PAPER_MAE_1024)):
-        assert all(max(numbers[m][t]) <= 0.01 for m, t in bold)
+    for large, cells in ((False, bold), (True, bold_1024)):
+        for m, t in cells:
+            number = paper_mae(m, t, large)
+            assert number is not None and max(number.value, number.std or 0) <= 0.01
+    for table in ("table4", "table5", "table7"):  # runtimes are never bold
+        assert not any(n.bold for row in PAPER[table].values() for n in row.values())
+
+
+def test_the_literal_tasks_are_the_benchmarks() -> None:
+    assert get_args(Task) == TASKS
 
 
 def test_bold_face_needs_mean_and_std_below_a_hundredth() -> None:
@@ -100,14 +113,16 @@ def test_512_neurons_only_for_the_reservoirs_on_the_copy_tasks() -> None:
     assert neurons_for(Paassen2021Config(model="GRU", task="copy", neurons=17)) == 17
 
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_runs_are_distinct_and_valid(profile: str) -> None:
-    runs = Paassen2021().runs(profile)  # type: ignore[arg-type]
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_runs_are_distinct_and_valid(profile: Profile) -> None:
+    runs = Paassen2021().runs(profile)
     assert len({spec.key for spec in runs}) == len(runs)
     for spec in runs:
         config = Paassen2021Config(**spec.config)
         config.validate()
         assert (spec.model, spec.task) == (config.model, config.task)
+        assert (spec.tags["model"], spec.tags["task"]) == (config.model, config.task)
+        assert spec.tags["large"] == (config.neurons == LARGE_ESN)
     if profile == "smoke":
         assert all(spec.config["neurons"] == SMOKE["neurons"] for spec in runs)
         return
@@ -131,14 +146,12 @@ def test_runs_are_distinct_and_valid(profile: str) -> None:
 
 
 def test_config_validation_names_the_field() -> None:
-    with pytest.raises(ValueError, match="model: expected one of"):
-        Paassen2021Config(model="LSTM").validate()
-    with pytest.raises(ValueError, match="task: expected one of"):
-        Paassen2021Config(task="dyck9").validate()
+    with pytest.raises(ValueError, match="model: expected rand-ESN, CRJ-ESN, LDN-ESN, GRU"):
+        Paassen2021Config(model="LSTM").validate()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="task: expected latch, copy, repeat_copy, dyck1"):
+        Paassen2021Config(task="dyck9").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="repeats: must be at least 1"):
         Paassen2021Config(repeats=0).validate()
-    with pytest.raises(NotImplementedError, match="fitted estimators"):
-        Paassen2021().build(TrainConfig(), torch.device("cpu"))
 
 
 def test_search_space_per_model() -> None:
@@ -232,14 +245,14 @@ def test_search_picks_the_best_set_and_records_it() -> None:
         model="CRJ-ESN", task="dyck1", n_train=10, n_test=4, neurons=20, search=3,
         search_datasets=1, repeats=2,
     )  # fmt: skip
-    output = Paassen2021().fit_run(config)
+    output = Paassen2021().fit_run(config, CPU)
     searched = output.artifacts["search"]
     assert len(searched) == 3
     best = min(searched, key=lambda s: s["mae"])["params"]
     assert output.artifacts["params"] == {k: best[k] for k in search_space("CRJ-ESN", "dyck1")}
     assert len(output.artifacts["mae"]) == len(output.artifacts["mae_thresholded"]) == 2
     assert output.metrics["mae"] == pytest.approx(np.mean(output.artifacts["mae"]))
-    again = Paassen2021().fit_run(config)
+    again = Paassen2021().fit_run(config, CPU)
     assert again.artifacts["mae"] == output.artifacts["mae"]  # seeded
 
 
@@ -274,7 +287,10 @@ def _record(
     profile: str = "quick",
 ) -> RunRecord:
     config = {"seed": seed, "model": model, "neurons": neurons}
-    spec = RunSpec("paassen2021", f"{model}/{neurons}/{task}/{seed}", profile, config, model, task)
+    large = neurons == LARGE_ESN
+    tags = {"large": large, "model": model, "task": task, "seed": seed}
+    name = f"{model}/{neurons}/{task}/{seed}"
+    spec = RunSpec("paassen2021", name, profile, config, model, task, tags=tags)
     artifacts = {
         "mae": maes,
         "mae_thresholded": [round(m) for m in maes] if task in BINARY_TASKS else [],
@@ -288,7 +304,7 @@ def test_tables_pool_the_repeats_of_every_run() -> None:
     tables = Paassen2021().tables([_record(0, [0.0, 0.2]), _record(1, [0.4])])
     cell = tables[0].rows["GRU"]["latch"]
     assert cell.value == pytest.approx(0.2) and cell.std == pytest.approx(np.std([0, 0.2, 0.4]))
-    assert cell.paper == 0.0 and cell.seeds == (0, 1)
+    assert cell.paper == Printed(0.0, 0.0, True) and cell.seeds == (0, 1)
 
 
 def test_appendix_tables_hold_the_1024_neuron_esns_in_the_papers_layout() -> None:
@@ -304,8 +320,8 @@ def test_appendix_tables_hold_the_1024_neuron_esns_in_the_papers_layout() -> Non
     table6 = tables["table6"]
     assert list(table6.columns) == list(ESN_MODELS) and set(table6.rows) == {"latch", "anbn"}
     cell = table6.rows["latch"]["CRJ-ESN"]
-    assert cell.value == pytest.approx(0.7) and (cell.paper, cell.paper_std) == (0.39, 0.01)
-    assert tables["table7"].rows["anbn"]["LDN-ESN"].paper == 8.73
+    assert cell.value == pytest.approx(0.7) and cell.paper == Printed(0.39, 0.01)
+    assert tables["table7"].rows["anbn"]["LDN-ESN"].paper == Printed(8.73, 0.08)
     decided = tables["thresholded"]
     assert set(decided.rows) == {"CRJ-ESN", f"CRJ-ESN-{LARGE_ESN}", f"LDN-ESN-{LARGE_ESN}"}
     assert decided.rows[f"CRJ-ESN-{LARGE_ESN}"]["latch"].value == pytest.approx(0.5)
@@ -343,9 +359,9 @@ def test_tables_set_the_solved_cells_in_bold_as_the_paper_does() -> None:
     tables = {t.name: t for t in Paassen2021().tables(records)}
     dyck1, dyck3 = (tables["table3"].rows["LDN-RSM"][t] for t in ("dyck1", "dyck3"))
     assert dyck1.bold and not dyck3.bold
-    assert dyck1.paper_bold == (("LDN-RSM", "dyck1") in PAPER_BOLD)
+    assert dyck1.paper is not None and dyck1.paper.bold
     large = tables["table6"].rows["json"]["rand-ESN"]
-    assert large.bold and large.paper_bold == (("rand-ESN", "json") in PAPER_BOLD_1024)
+    assert large.bold and large.paper is not None and large.paper.bold
     seconds = [c for t in ("table5", "table7") for row in tables[t].rows.values()
                for c in row.values()]  # fmt: skip
-    assert seconds and not any(c.bold or c.paper_bold for c in seconds)
+    assert seconds and not any(c.bold or (c.paper and c.paper.bold) for c in seconds)

@@ -9,10 +9,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from memrnn.experiments.base import RunRecord, TrainConfig
+from memrnn.experiments.base import PROFILE_NAMES, Profile, RunContext, RunRecord
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.tables import Printed
 from memrnn.experiments.trask2016 import (
     GATE_COLUMNS,
-    TUTORIAL_GATES,
+    PAPER,
     VARIANTS,
     AutoencodingStackRNN,
     ReversalRun,
@@ -23,22 +25,25 @@ from memrnn.experiments.trask2016 import (
     stack_use,
 )
 from memrnn.models.controller import MemoryRNN
-from memrnn.runner.train import train
+from memrnn.runner.train import run, train
 from memrnn.tasks.reversal import ReversalTask
 
+CPU = RunContext(torch.device("cpu"))
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
-def test_runs_cover_every_variant_and_seed(profile: str) -> None:
-    runs = Trask2016().runs(profile)  # type: ignore[arg-type]
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_runs_cover_every_variant_and_seed(profile: Profile) -> None:
+    runs = Trask2016().runs(profile)
     assert len({spec.key for spec in runs}) == len(runs)
-    variants = {spec.name.split("/")[0] for spec in runs}
+    variants = {spec.tags["variant"] for spec in runs}
     assert variants == set(VARIANTS)
     for spec in runs:
         config = Trask2016Config(
             **{k: tuple(v) if isinstance(v, list) else v for k, v in spec.config.items()}
         )
         config.validate()
-        variant = VARIANTS[spec.name.split("/")[0]]
+        variant = VARIANTS[spec.tags["variant"]]
+        assert spec.name == f"{spec.tags['variant']}/seed{spec.tags['seed']}"
         assert dataclasses.asdict(variant) == {
             key: getattr(config, key)
             for key in ("push_bias", "pop_bias", "bias_range", "autoencoder")
@@ -50,7 +55,7 @@ def _build(variant: str, seed: int = 0, **settings: object) -> ReversalRun:
     """The run of ``variant`` as the runner builds it: torch seeded with the run's seed."""
     config = Trask2016Config(seed=seed, **dataclasses.asdict(VARIANTS[variant]), **settings)  # type: ignore[arg-type]
     torch.manual_seed(seed)
-    return Trask2016().build(config, torch.device("cpu"))
+    return Trask2016().build(config, CPU)
 
 
 def _biases(run: ReversalRun) -> tuple[float, float]:
@@ -196,31 +201,32 @@ def test_stack_use_scores_the_algorithm() -> None:
     assert stack_use(1.0, 0.0, 0.0, 1.0) == 1.0  # push while reading, pop while writing
     assert stack_use(1.0, 0.5, 1.0, 0.5) == 0.0  # the tutorial's "half at a time"
     assert stack_use(0.0, 1.0, 1.0, 0.0) == -1.0  # the opposite
-    assert TUTORIAL_GATES["naive"]["stack_use"] == 0.0
-    assert TUTORIAL_GATES["naive"]["pop_encode"] == pytest.approx(0.5169, abs=1e-4)
-    assert TUTORIAL_GATES["tutorial-fix"]["push_encode"] == pytest.approx(0.9971, abs=1e-4)
-    assert TUTORIAL_GATES["tutorial-fix"]["stack_use"] == pytest.approx(0.8665, abs=1e-4)
+    gates = PAPER["gates"]
+    assert gates["naive"]["stack_use"].value == 0.0
+    assert gates["naive"]["pop_encode"].value == pytest.approx(0.5169, abs=1e-4)
+    assert gates["tutorial-fix"]["push_encode"].value == pytest.approx(0.9971, abs=1e-4)
+    assert gates["tutorial-fix"]["stack_use"].value == pytest.approx(0.8665, abs=1e-4)
 
 
 def test_config_validation_names_the_field() -> None:
     with pytest.raises(ValueError, match="min_length: need 1 <= min_length <= max_length"):
         Trask2016Config(min_length=5, max_length=3).validate()
-    with pytest.raises(ValueError, match="cell: expected rnn or lstm"):
-        Trask2016Config(cell="gru").validate()
+    with pytest.raises(ValueError, match="cell: expected rnn or lstm, got 'gru'"):
+        Trask2016Config(cell="gru").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"bias_range: must not be negative, got -0\.1"):
         Trask2016Config(bias_range=-0.1).validate()
-    with pytest.raises(TypeError, match="trask2016 needs a Trask2016Config"):
-        Trask2016().build(TrainConfig(), torch.device("cpu"))
+    with pytest.raises(TypeError, match="config: trask2016 needs a Trask2016Config"):
+        run(Trask2016(), TrainConfig())
 
 
 @pytest.mark.parametrize("autoencoder", [False, True])
 def test_an_untrained_run_evaluates_every_metric(autoencoder: bool) -> None:
     config = Trask2016Config(eval_size=8, max_length=4, long_length=6, autoencoder=autoencoder)
     torch.manual_seed(0)
-    run = Trask2016().build(config, torch.device("cpu"))
+    built = Trask2016().build(config, CPU)
     with torch.no_grad():
-        metrics = run.evaluate(np.random.default_rng(0))
-        artifacts = run.artifacts(np.random.default_rng(1))
+        metrics = built.evaluate(np.random.default_rng(0))
+        artifacts = built.artifacts(np.random.default_rng(1))
     expected = {
         "loss",
         "train_token_acc",
@@ -257,7 +263,7 @@ def test_tables_average_and_count_over_seeds() -> None:
     tables = {table.name: table for table in Trask2016().tables(records)}
     gates, accuracy, seeds = tables["gates"], tables["accuracy"], tables["seeds"]
     assert gates.rows["naive"]["stack_use"].value == pytest.approx(0.5)
-    assert gates.rows["naive"]["stack_use"].paper == 0.0
+    assert gates.rows["naive"]["stack_use"].paper == Printed(0.0)
     assert gates.rows["naive"]["stack_use"].seeds == (0, 1)
     assert gates.rows["naive"]["stack_use"].wall_seconds == 4.0
     assert gates.rows["pop-bias"]["pop_encode"].paper is None  # the tutorial has no such run

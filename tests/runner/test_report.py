@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memrnn.experiments.base import Cell, Table
+from memrnn.experiments.tables import Cell, Printed, Table
 from memrnn.runner.report import _table_markdown
 
 
@@ -13,8 +13,8 @@ def test_bold_cells_are_set_in_bold_and_the_rest_are_not() -> None:
         ["a", "b"],
         {
             "row": {
-                "a": Cell(0.001, 0.0, std=0.0, bold=True, paper_bold=True),
-                "b": Cell(0.5, 0.4, std=0.1),
+                "a": Cell(0.001, Printed(0.0, bold=True), std=0.0, bold=True),
+                "b": Cell(0.5, Printed(0.4), std=0.1),
             }
         },
     )

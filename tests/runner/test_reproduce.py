@@ -143,3 +143,14 @@ def test_only_the_smoke_report_says_it_judges_nothing(tmp_path: Path) -> None:
     reproduce([ToyExperiment()], "quick", tmp_path, LocalBackend(workers=1))
     text = (tmp_path / "report.md").read_text()
     assert "## toy, profile quick" in text and "This is the smoke profile" not in text
+
+
+def test_the_report_reads_tags_from_the_experiment_not_the_store(tmp_path: Path) -> None:
+    """A store written before runs had tags (or with other tags) reports the same."""
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    first = json.loads((tmp_path / "results.json").read_text())
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        store._db.execute("UPDATE runs SET tags = '{}'")
+        store._db.commit()
+    report(tmp_path, [ToyExperiment()])
+    assert json.loads((tmp_path / "results.json").read_text()) == first

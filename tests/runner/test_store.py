@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 from memrnn.experiments.base import RunOutput
-from memrnn.runner.store import ResultsStore
+from memrnn.runner.store import _SCHEMA, ResultsStore
 from tests.runner.toy import ToyExperiment
 
 
@@ -36,3 +37,17 @@ def test_run_lifecycle(tmp_path: Path) -> None:
         assert rows[0]["config"]["seed"] in (0, 1)
     mode = sqlite3.connect(tmp_path / "s.sqlite").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+
+
+def test_tags_are_stored_and_an_older_store_gains_them(tmp_path: Path) -> None:
+    spec = dataclasses.replace(ToyExperiment().runs("smoke")[0], tags={"seed": 0, "size": "s"})
+    path = tmp_path / "s.sqlite"
+    old = sqlite3.connect(path)  # the schema before runs had tags
+    old.executescript(_SCHEMA.replace("    tags         TEXT NOT NULL DEFAULT '{}',\n", ""))
+    old.close()
+    with ResultsStore(path) as store:
+        store.start(spec, "v")
+        store.finish(spec, RunOutput({"loss": 1.0}))
+        (record,) = store.records("toy")
+        assert record.spec == spec
+        assert store.runs()[0]["tags"] == {"seed": 0, "size": "s"}

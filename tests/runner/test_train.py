@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 import torch
 
-from memrnn.runner.train import Progress, make_optimizer, train
+from memrnn.experiments.base import (
+    FittedExperiment,
+    Profile,
+    RunContext,
+    RunOutput,
+    RunRecord,
+    RunSpec,
+)
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.tables import Table
+from memrnn.runner.train import Progress, make_optimizer, run, train
 from tests.runner.toy import ToyConfig, ToyExperiment
 
 CONFIG = ToyConfig(seed=3, steps=60, lr=0.05, eval_every=10, checkpoint_every=10, device="cpu")
@@ -107,3 +118,40 @@ def test_adamw_without_decay_is_adam() -> None:
             w.grad = torch.tensor([0.3, -0.1, 0.7]) * (step + 1)
             optimizer.step()
     assert torch.equal(weights[0].detach(), weights[1].detach())
+
+
+class _Fitted(FittedExperiment[ToyConfig]):
+    """The toy's runs, carried out by the experiment itself."""
+
+    name = "fitted-toy"
+    title = reproduces = "a test"
+    config_type = ToyConfig
+
+    def __init__(self) -> None:
+        self.seen: list[RunContext] = []
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        return ToyExperiment().runs(profile)
+
+    def fit_run(self, config: ToyConfig, context: RunContext) -> RunOutput:
+        self.seen.append(context)
+        return RunOutput({"loss": float(config.width)})
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        return []
+
+
+def test_run_dispatches_on_the_kind_of_experiment(tmp_path: Path) -> None:
+    trained, alone = run(ToyExperiment(), CONFIG, data=tmp_path), train(ToyExperiment(), CONFIG)
+    assert (trained.metrics, trained.history) == (alone.metrics, alone.history)
+    fitted = _Fitted()
+    assert run(fitted, CONFIG, data=tmp_path).metrics == {"loss": 4.0}
+    (context,) = fitted.seen
+    assert context == RunContext(torch.device("cpu"), tmp_path)
+
+
+def test_run_refuses_another_experiments_config() -> None:
+    with pytest.raises(TypeError, match="config: toy needs a ToyConfig, got TrainConfig"):
+        run(ToyExperiment(), TrainConfig())
+    with pytest.raises(ValueError, match="steps: must be at least 1"):
+        run(_Fitted(), dataclasses.replace(CONFIG, steps=0))

@@ -11,15 +11,10 @@ import torch
 from matplotlib.figure import Figure
 from torch import Tensor, nn
 
-from memrnn.experiments.base import (
-    Cell,
-    Experiment,
-    Profile,
-    RunRecord,
-    RunSpec,
-    Table,
-    TrainConfig,
-)
+from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grid import Grid, grid_runs
+from memrnn.experiments.tables import Cell, Printed, Table, group, mean_cell
 
 
 @dataclass(frozen=True)
@@ -61,41 +56,39 @@ class ToyRun:
         return {"weights": self.model.weight.flatten().tolist()}
 
 
-class ToyExperiment(Experiment):
+PROFILES = {
+    profile: Grid(
+        {"seed": (0, 1)}, {"steps": steps, "lr": 0.05, "eval_every": 10, "checkpoint_every": 10}
+    )
+    for profile, steps in (("smoke", 40), ("quick", 200), ("paper", 2000))
+}
+
+
+class ToyExperiment(TrainedExperiment[ToyConfig]):
     name = "toy"
     title = "Noisy linear regression"
     reproduces = "nothing; a test fixture"
     config_type = ToyConfig
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        steps = {"smoke": 40, "quick": 200, "paper": 2000}[profile]
-        return [
-            RunSpec(
-                self.name,
-                f"seed{seed}",
-                profile,
-                ToyConfig(
-                    seed=seed, steps=steps, lr=0.05, eval_every=10, checkpoint_every=10
-                ).to_dict(),
-                model="linear",
-                task="regression",
-            )
-            for seed in (0, 1)
-        ]
+        return grid_runs(
+            self,
+            profile,
+            PROFILES[profile],
+            name="seed{seed}",
+            labels=lambda c: ("linear", "regression"),
+        )
 
-    def build(self, config: TrainConfig, device: torch.device) -> ToyRun:
-        assert isinstance(config, ToyConfig)
-        return ToyRun(config, device)
+    def build(self, config: ToyConfig, context: RunContext) -> ToyRun:
+        return ToyRun(config, context.device)
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         rows = {
-            r.spec.name: {
-                "loss": Cell(
-                    r.metrics["loss"], paper=0.01, seeds=(r.spec.seed,), wall_seconds=r.wall_seconds
-                ),
-                "weight_error": Cell(r.metrics["weight_error"], seeds=(r.spec.seed,)),
+            f"seed{seed}": {
+                "loss": mean_cell(runs, "loss", paper=Printed(0.01)),
+                "weight_error": Cell(runs[0].metrics["weight_error"], seeds=(seed,)),
             }
-            for r in records
+            for seed, runs in group(records, "seed").items()
         }
         return [Table("fit", "Fit of the linear model", ["loss", "weight_error"], rows)]
 

@@ -5,8 +5,8 @@ Four recurrent models with R units read ``c9k8j3f1??c`` and name the digit store
 the query key: the Fast Weights RNN, an IRNN, an LSTM and an LSTM with attention over its
 past states (A-LSTM), each with the paper's readout (a 100-unit ReLU layer, then a softmax
 over the 10 digits). All runs of a profile share one set of splits (100k / 10k / 20k),
-written once under ``data_dir``; validation error is logged during training (the learning
-curves) and the table reports the test error of the final model.
+written once under the run's data folder; validation error is logged during training (the
+learning curves) and the table reports the test error of the final model.
 """
 
 from __future__ import annotations
@@ -14,24 +14,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from memrnn.experiments.base import (
+from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
+from memrnn.experiments.config import MonitorMode, TrainConfig
+from memrnn.experiments.grid import Grid, grid_runs
+from memrnn.experiments.tables import (
     Cell,
-    Experiment,
-    Profile,
-    RunRecord,
-    RunSpec,
+    PaperTables,
     Table,
-    TrainConfig,
+    curve,
+    group,
+    in_order,
+    mean_cell,
+    mean_std,
+    metric,
+    paper_number,
+    printed_rows,
 )
 from memrnn.io import load_or_make
 from memrnn.models import ReadoutRNN, build_model
+from memrnn.models.fast_weights import Norm
 from memrnn.tasks.retrieval import (
     CLASSES,
     SPLIT_SIZES,
@@ -46,14 +54,40 @@ from memrnn.tasks.retrieval import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-# Table 1 of the paper: test error (%) by model and R
-PAPER_TABLE1 = {
-    "irnn": {20: 62.11, 50: 60.23, 100: 0.34},
-    "lstm": {20: 60.81, 50: 1.85, 100: 0.0},
-    "alstm": {20: 60.13, 50: 1.62, 100: 0.0},
-    "fast_weights": {20: 1.81, 50: 0.0, 100: 0.0},
-}
+Model = Literal["fast_weights", "irnn", "lstm", "alstm"]  # registered models (memrnn.models)
+MODELS: tuple[Model, ...] = get_args(Model)
+# In the order of the paper's rows
 MODEL_NAMES = {"irnn": "IRNN", "lstm": "LSTM", "alstm": "A-LSTM", "fast_weights": "Fast weights"}
+# Table 1 of the paper: test error (%) by model and R
+PAPER: PaperTables = {
+    "table1": printed_rows(
+        ("R=20", "R=50", "R=100"),
+        {
+            "IRNN": (62.11, 60.23, 0.34),
+            "LSTM": (60.81, 1.85, 0.0),
+            "A-LSTM": (60.13, 1.62, 0.0),
+            "Fast weights": (1.81, 0.0, 0.0),
+        },
+    )
+}
+# Every model at each R and seed; the smoke profile on small splits.
+PROFILES: dict[Profile, Grid] = {
+    "smoke": Grid(
+        {"model": MODELS, "hidden": (8,), "seed": (0,)},
+        {
+            "steps": 30,
+            "eval_every": 10,
+            "checkpoint_every": 10,
+            "train_size": 500,
+            "validation_size": 200,
+            "test_size": 200,
+        },
+    ),
+    "quick": Grid({"model": MODELS, "hidden": (20, 50), "seed": (0,)}, {"steps": 30_000}),
+    "paper": Grid(
+        {"model": MODELS, "hidden": (20, 50, 100), "seed": (0, 1, 2)}, {"steps": 100_000}
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -71,7 +105,6 @@ class Ba2016Config(TrainConfig):
         readout: units of the hidden ReLU layer before the softmax.
         data_seed: seeds the splits, shared by every run of a profile.
         train_size, validation_size, test_size: examples per split.
-        data_dir: where the splits are written once ("" keeps them in memory).
     """
 
     steps: int = 30_000
@@ -81,30 +114,25 @@ class Ba2016Config(TrainConfig):
     eval_every: int = 1000
     checkpoint_every: int = 1000
     monitor: str = "val_error"
-    monitor_mode: str = "min"
-    model: str = "fast_weights"
+    monitor_mode: MonitorMode = "min"
+    model: Model = "fast_weights"
     hidden: int = 20
     pairs: int = 4
     decay: float = 0.95
     fast_lr: float = 0.5
     inner_steps: int = 1
-    norm: str = "sum"
+    norm: Norm = "sum"
     recurrent_scale: float = 0.05
     readout: int = 100
     data_seed: int = 0
     train_size: int = SPLIT_SIZES[0]
     validation_size: int = SPLIT_SIZES[1]
     test_size: int = SPLIT_SIZES[2]
-    data_dir: str = "data/retrieval"
 
     def validate(self) -> None:
         super().validate()
-        if self.model not in MODEL_NAMES:
-            raise ValueError(f"model: expected one of {', '.join(MODEL_NAMES)}, got {self.model!r}")
         self.require_positive("hidden", "pairs", "inner_steps", "readout")
         self.require_positive("train_size", "validation_size", "test_size")
-        if self.norm not in ("sum", "slow"):
-            raise ValueError(f"norm: expected sum or slow, got {self.norm!r}")
 
     def model_options(self) -> dict[str, Any]:
         """The encoder's own settings."""
@@ -122,15 +150,16 @@ class Ba2016Config(TrainConfig):
 
 
 class RetrievalRun:
-    """One run: a model with the paper's readout and the splits it trains and is scored on."""
+    """One run: a model with the paper's readout and the splits it trains and is scored on,
+    kept under ``data`` (made in memory when it is None)."""
 
-    def __init__(self, config: Ba2016Config, device: torch.device) -> None:
+    def __init__(self, config: Ba2016Config, device: torch.device, data: Path | None) -> None:
         self.config, self.device = config, device
         sizes = (config.train_size, config.validation_size, config.test_size)
-        if config.data_dir:
+        if data is not None:
             seed, pairs = config.data_seed, config.pairs
             splits = load_or_make(
-                Path(config.data_dir) / splits_file_name(seed, pairs, sizes),
+                data / "retrieval" / splits_file_name(seed, pairs, sizes),
                 splits_meta(seed, pairs, sizes),
                 lambda: make_splits(seed, pairs, sizes),
                 "retrieval splits",
@@ -178,55 +207,33 @@ class RetrievalRun:
         return {"parameters": sum(p.numel() for p in self.model.parameters())}
 
 
-_STEPS = {"smoke": 30, "quick": 30_000, "paper": 100_000}
-_HIDDEN = {"smoke": (8,), "quick": (20, 50), "paper": (20, 50, 100)}
-_SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
-
-
-class Ba2016(Experiment):
+class Ba2016(TrainedExperiment[Ba2016Config]):
     name = "ba2016"
     title = "Fast weights on associative retrieval, against IRNN, LSTM and A-LSTM"
     reproduces = "Ba et al. (2016), Using Fast Weights to Attend to the Recent Past: Table 1"
     config_type = Ba2016Config
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        specs = []
-        for model in ("fast_weights", "irnn", "lstm", "alstm"):
-            for hidden in _HIDDEN[profile]:
-                for seed in _SEEDS[profile]:
-                    settings: dict[str, Any] = {"steps": _STEPS[profile]}
-                    if profile == "smoke":
-                        settings.update(eval_every=10, checkpoint_every=10, data_dir="")
-                        settings.update(train_size=500, validation_size=200, test_size=200)
-                    config = Ba2016Config(
-                        seed=seed,
-                        model=model,
-                        hidden=hidden,
-                        recurrent_scale=1.0 if model == "irnn" else 0.05,
-                        **settings,
-                    )
-                    specs.append(
-                        RunSpec(
-                            self.name,
-                            f"{model}/R{hidden}/seed{seed}",
-                            profile,
-                            config.to_dict(),
-                            model=MODEL_NAMES[model],
-                            task=f"retrieval-R{hidden}",
-                        )
-                    )
-        return specs
+        return grid_runs(
+            self,
+            profile,
+            PROFILES[profile],
+            name="{model}/R{hidden}/seed{seed}",
+            labels=lambda c: (MODEL_NAMES[c.model], f"retrieval-R{c.hidden}"),
+            settings=lambda point: {"recurrent_scale": 1.0 if point["model"] == "irnn" else 0.05},
+        )
 
-    def build(self, config: TrainConfig, device: torch.device) -> RetrievalRun:
-        if not isinstance(config, Ba2016Config):
-            raise TypeError(f"ba2016 needs a Ba2016Config, got {type(config).__name__}")
-        return RetrievalRun(config, device)
+    def build(self, config: Ba2016Config, context: RunContext) -> RetrievalRun:
+        return RetrievalRun(config, context.device, context.data)
 
     def scale(self, profile: Profile) -> str:
         c = Ba2016Config()
-        seeds = len(_SEEDS[profile])
+        points = PROFILES[profile].points()
+        hidden = sorted({point["hidden"] for point in points})
+        seeds = len({point["seed"] for point in points})
+        steps = PROFILES[profile].settings["steps"]
         return (
-            f"R in {list(_HIDDEN[profile])}, {seeds} seed(s) per cell, {_STEPS[profile]:,} Adam "
+            f"R in {hidden}, {seeds} seed(s) per cell, {steps:,} Adam "
             f"steps (lr {c.lr}, batch {c.batch_size}, gradient norm clipped at {c.clip}); "
             f"fast weights with lambda {c.decay}, eta {c.fast_lr}, S {c.inner_steps}, "
             f"W = {c.recurrent_scale} I and the layer normalisation over the whole sum (the "
@@ -237,15 +244,14 @@ class Ba2016(Experiment):
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         rows: dict[str, dict[str, Cell]] = {}
         for model, by_hidden in _cells(records).items():
-            rows[MODEL_NAMES[model]] = {
-                f"R={hidden}": Cell(
-                    100 * float(np.mean([r.metrics["test_error"] for r in runs])),
-                    PAPER_TABLE1[model].get(hidden),
-                    tuple(r.spec.seed for r in runs),
-                    sum(r.wall_seconds for r in runs),
-                    std=100 * float(np.std([r.metrics["test_error"] for r in runs]))
-                    if len(runs) > 1
-                    else None,
+            label = MODEL_NAMES[model]
+            rows[label] = {
+                f"R={hidden}": mean_cell(
+                    runs,
+                    "test_error",
+                    paper=paper_number(PAPER, "table1", label, f"R={hidden}"),
+                    scale=100,
+                    spread=True,
                 )
                 for hidden, runs in by_hidden.items()
             }
@@ -264,7 +270,7 @@ class Ba2016(Experiment):
         lines = []
         for model, by_hidden in _cells(records).items():
             parts = [
-                f"R={hidden}: {100 * np.mean([r.metrics['test_error'] for r in runs]):.2f}%"
+                f"R={hidden}: {mean_std(metric(runs, 'test_error'), 100)[0]:.2f}%"
                 for hidden, runs in by_hidden.items()
             ]
             lines.append(f"{MODEL_NAMES[model]} test error: " + ", ".join(parts) + ".")
@@ -282,9 +288,8 @@ class Ba2016(Experiment):
         for axes, hidden in zip(grid, hiddens, strict=True):
             for model, by_hidden in cells.items():
                 for r in by_hidden.get(hidden, []):
-                    curve = [(s, v) for s, name, v in r.history if name == "val_error"]
-                    if curve:
-                        steps, errors = zip(*curve, strict=True)
+                    steps, errors = curve(r, "val_error")
+                    if steps:
                         axes.plot(steps, 100 * np.array(errors), label=MODEL_NAMES[model])
             axes.set_title(f"R = {hidden}")
             axes.set_xlabel("Adam steps")
@@ -295,10 +300,8 @@ class Ba2016(Experiment):
 
 
 def _cells(records: Sequence[RunRecord]) -> dict[str, dict[int, list[RunRecord]]]:
-    """Runs by model (in the paper's order) and R."""
+    """Runs by model (in the paper's order) and R, each cell's by seed."""
     cells: dict[str, dict[int, list[RunRecord]]] = {}
-    for r in sorted(records, key=lambda r: (r.spec.config["hidden"], r.spec.seed)):
-        cells.setdefault(r.spec.config["model"], {}).setdefault(r.spec.config["hidden"], []).append(
-            r
-        )
-    return {model: cells[model] for model in PAPER_TABLE1 if model in cells}
+    for (model, hidden), runs in group(records, "model", "hidden").items():
+        cells.setdefault(model, {})[hidden] = runs
+    return in_order(cells, MODEL_NAMES)

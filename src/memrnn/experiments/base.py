@@ -1,7 +1,10 @@
-"""What an experiment is: its runs per profile, how to build one run, and its tables.
+"""What an experiment is: its runs per profile, how one run is carried out, its tables.
 
-An experiment knows nothing of how runs are executed or stored: the runner trains what
-``build`` returns, stores what comes back, and hands the stored records to ``tables`` and
+An experiment knows nothing of how runs are executed or stored. It is one of two kinds:
+a ``TrainedExperiment`` builds a ``Trainable`` that the runner trains by gradient
+descent; a ``FittedExperiment`` carries out a whole run itself (estimators fitted in
+closed form, constructions verified, loops of its own) and returns its output. The
+runner stores what comes back and hands the stored records to ``tables`` and
 ``figures`` to make the report.
 """
 
@@ -13,105 +16,53 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 import torch
-from torch import Tensor, nn
+
+from memrnn.experiments.config import TrainConfig
+from memrnn.training import Steps
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from memrnn.experiments.tables import Table
+
 Profile = Literal["smoke", "quick", "paper"]
-PROFILES: tuple[Profile, ...] = ("smoke", "quick", "paper")
-OPTIMIZERS = ("adam", "adamw", "rmsprop", "sgd")
+PROFILE_NAMES: tuple[Profile, ...] = ("smoke", "quick", "paper")
 PROFILE_MEANING = {
     "smoke": "seconds; used by the tests, the numbers mean nothing",
     "quick": "minutes on a laptop CPU, scaled down from the paper",
     "paper": "the paper's settings; a GPU or a cluster",
 }
+C = TypeVar("C", bound=TrainConfig)
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """Settings every trained run has. Experiments extend this with their own fields.
+class RunContext:
+    """Where a run is carried out, as opposed to what it computes (its config): the same
+    config gives the same numbers in any context.
 
     Attributes:
-        seed: seeds the model's initialisation and the training data.
-        steps: optimiser steps.
-        batch_size: sequences per step.
-        optimizer: "adam", "adamw", "rmsprop" or "sgd".
-        lr: learning rate.
-        weight_decay: decoupled weight decay with "adamw" (Loshchilov and Hutter), an L2
-            penalty with the others (PyTorch's ``weight_decay`` argument); 0 turns it off.
-        clip: clip the gradient's global norm to this (0 turns clipping off).
-        eval_every: evaluate every this many steps (0: only at the end).
-        checkpoint_every: write a checkpoint every this many steps (0: never).
-        patience: stop after this many evaluations without improvement (0: never stop).
-        monitor: the metric that early stopping and "best" refer to.
-        monitor_mode: "max" if larger is better, else "min".
-        device: "auto" (CUDA when present), "cpu", "cuda" or "cuda:N".
+        device: the device the run's model and tensors live on.
+        data: the folder where data sets made once are kept and read again (each
+            experiment in a subfolder of its own); None makes them in memory each time.
+        checkpoint: where a fitted run that trains by gradient descent keeps its
+            checkpoint (None: it keeps none); the runner keeps a trained run's itself.
+        resume: whether such a run continues from its checkpoint when there is one.
     """
 
-    seed: int = 0
-    steps: int = 1000
-    batch_size: int = 10
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    clip: float = 1.0
-    eval_every: int = 100
-    checkpoint_every: int = 100
-    patience: int = 0
-    monitor: str = "loss"
-    monitor_mode: str = "min"
-    device: str = "auto"
-
-    def validate(self) -> None:
-        """Raise ValueError naming the first field whose value makes no sense."""
-        self.require_positive("steps", "batch_size")
-        for name in ("eval_every", "checkpoint_every", "patience", "clip"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
-        if not self.lr > 0:
-            raise ValueError(f"lr: must be positive, got {self.lr}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(
-                f"optimizer: expected {', '.join(OPTIMIZERS[:-1])} or {OPTIMIZERS[-1]}, "
-                f"got {self.optimizer!r}"
-            )
-        if not self.weight_decay >= 0:
-            raise ValueError(f"weight_decay: must not be negative, got {self.weight_decay}")
-        if self.monitor_mode not in ("min", "max"):
-            raise ValueError(f"monitor_mode: expected min or max, got {self.monitor_mode!r}")
-        if self.device != "auto" and not self.device.startswith(("cpu", "cuda")):
-            raise ValueError(f"device: expected auto, cpu or cuda[:N], got {self.device!r}")
-
-    def require_positive(self, *names: str) -> None:
-        """Raise ValueError naming the first of the int fields ``names`` that is below 1."""
-        for name in names:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    device: torch.device
+    data: Path | None = None
+    checkpoint: Path | None = None
+    resume: bool = False
 
 
-class Trainable(Protocol):
-    """One run, built: a model and how to feed, score and inspect it."""
-
-    @property
-    def model(self) -> nn.Module:
-        """The network being trained, on its device."""
-
-    def training_batch(self, rng: np.random.Generator) -> Any:
-        """The next training batch, already on the model's device."""
-
-    def loss(self, batch: Any) -> Tensor:
-        """The scalar training loss of ``self.model`` on ``batch``."""
-
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
-        """Metrics of the model now; must include the config's ``monitor``."""
+class Trainable(Steps, Protocol):
+    """One run, built: what the training loop drives (a model, its batches, its loss, its
+    metrics), and the data for the report's figures."""
 
     def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
         """JSON-able data for figures, taken once at the end of training."""
@@ -119,7 +70,18 @@ class Trainable(Protocol):
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run of an experiment: which variant, at what scale, with what settings."""
+    """One run of an experiment: which variant, at what scale, with what settings.
+
+    Attributes:
+        experiment, name, profile: the experiment's name, the run's name within it, and
+            the profile it belongs to.
+        config: every setting of the run (a ``TrainConfig`` as a dict).
+        model, task: short labels of the model and the task, for listings of runs.
+        tags: the run's coordinates in its experiment's grid (task, model, variant, seed,
+            ...), which the tables group and select runs by. Labels only: like ``model``
+            and ``task`` they are not part of ``key``, so relabelling changes no key.
+        gpus: GPUs a scheduler should reserve for the run.
+    """
 
     experiment: str
     name: str
@@ -128,6 +90,7 @@ class RunSpec:
     model: str = ""
     task: str = ""
     gpus: float = 0.0
+    tags: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def seed(self) -> int:
@@ -146,11 +109,12 @@ class RunSpec:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "config": dict(self.config)}
+        return {**dataclasses.asdict(self), "config": dict(self.config), "tags": dict(self.tags)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
-        return cls(**{**data, "config": dict(data["config"])})
+        tags = dict(data.get("tags", {}))
+        return cls(**{**data, "config": dict(data["config"]), "tags": tags})
 
 
 @dataclass
@@ -184,54 +148,21 @@ class RunRecord:
     history: Sequence[tuple[int, str, float]] = ()  # (step, metric, value) of each evaluation
 
 
-@dataclass(frozen=True)
-class Cell:
-    """Our value (a mean over ``seeds`` when several runs feed it) and the paper's, each
-    with its standard deviation over repeats where the table reports one, and whether
-    each is set in bold (by the paper's own rule for what counts as solved)."""
-
-    value: float | None
-    paper: float | None = None
-    seeds: tuple[int, ...] = ()
-    wall_seconds: float = 0.0
-    std: float | None = None
-    paper_std: float | None = None
-    bold: bool = False
-    paper_bold: bool = False
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table of the report: rows by columns of our value beside the paper's."""
-
-    name: str
-    caption: str
-    columns: Sequence[str]
-    rows: Mapping[str, Mapping[str, Cell]]
-
-
-class Experiment(ABC):
-    """A paper's experiment: its runs per profile, how to build a run, and its tables."""
+class Experiment(ABC, Generic[C]):
+    """A paper's experiment: its runs per profile and its tables. Subclass one of its two
+    kinds, ``TrainedExperiment`` or ``FittedExperiment``, and give it a ``name``: the
+    registry finds it (``memrnn.experiments.registry``)."""
 
     name: ClassVar[str]
     title: ClassVar[str]
     reproduces: ClassVar[str]
-    config_type: ClassVar[type[TrainConfig]]
+    config_type: type[C]
     reference: ClassVar[str] = "paper"  # whose numbers stand beside ours in the tables
 
     @abstractmethod
     def runs(self, profile: Profile) -> list[RunSpec]:
-        """Every run the profile needs, fully configured."""
-
-    @abstractmethod
-    def build(self, config: TrainConfig, device: torch.device) -> Trainable:
-        """The model, data and scoring of one run, with the model on ``device``."""
-
-    def fit_run(self, config: TrainConfig) -> RunOutput | None:
-        """The whole of a run that is not a gradient-descent loop, or None (the default:
-        the runner trains what ``build`` returns). Experiments whose models are fitted
-        estimators (reservoir models, solved in closed form) return the run's output."""
-        return None
+        """Every run the profile needs, fully configured (``memrnn.experiments.grid``
+        builds them from the grids of a ``PROFILES`` table)."""
 
     @abstractmethod
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
@@ -249,6 +180,20 @@ class Experiment(ABC):
         """One paragraph on what the profile's runs are, compared with the paper's."""
         return PROFILE_MEANING[profile]
 
-    def default_config(self) -> TrainConfig:
-        """The settings ``memrnn train`` starts from: the quick profile's first run."""
-        return self.config_type(**self.runs("quick")[0].config)
+
+class TrainedExperiment(Experiment[C]):
+    """An experiment whose runs the runner trains by gradient descent (its loop in
+    ``memrnn.runner.train``: seeded, checkpointed, resumable)."""
+
+    @abstractmethod
+    def build(self, config: C, context: RunContext) -> Trainable:
+        """The model, data and scoring of one run, with the model on ``context.device``."""
+
+
+class FittedExperiment(Experiment[C]):
+    """An experiment whose runs are not the runner's gradient-descent loop: estimators
+    fitted in closed form, constructions verified, or a training recipe of its own."""
+
+    @abstractmethod
+    def fit_run(self, config: C, context: RunContext) -> RunOutput:
+        """Carry out one whole run and return its metrics, history and artifacts."""

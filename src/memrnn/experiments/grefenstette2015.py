@@ -47,21 +47,23 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from memrnn.experiments.base import (
+from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
+from memrnn.experiments.config import MonitorMode, TrainConfig
+from memrnn.experiments.grid import Axis, Grid, Point, grid_runs
+from memrnn.experiments.tables import (
     Cell,
-    Experiment,
-    Profile,
-    RunRecord,
-    RunSpec,
+    PaperTables,
     Table,
-    TrainConfig,
+    curve,
+    paper_number,
+    printed_rows,
 )
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, greedy_decode
@@ -71,33 +73,110 @@ from memrnn.tasks.transduction_metrics import coarse, cut_at_eos, fine
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-MODELS = ("lstm", "stack", "queue", "deque")
+Model = Literal["lstm", "stack", "queue", "deque"]  # "lstm": the Deep LSTM
+MODELS: tuple[Model, ...] = get_args(Model)
+Task = Literal["copy", "reversal", "bigram_flip", "svo_sov", "conjugation"]  # TASKS' names
 MODEL_NAMES = {"lstm": "Deep LSTM", "stack": "Stack-LSTM", "queue": "Queue-LSTM",
                "deque": "DeQue-LSTM"}  # fmt: skip
-# Figure 2a (train coarse/fine, test coarse/fine); the Deep LSTM row is the paper's best depth
-PAPER_FIGURE2A = {
-    ("copy", "lstm"): (0.98, 0.98, 0.01, 0.50),
-    ("copy", "stack"): (0.89, 0.94, 0.00, 0.22),
-    ("copy", "queue"): (1.0, 1.0, 1.0, 1.0),
-    ("copy", "deque"): (1.0, 1.0, 1.0, 1.0),
-    ("reversal", "lstm"): (0.95, 0.98, 0.04, 0.13),
-    ("reversal", "stack"): (1.0, 1.0, 1.0, 1.0),
-    ("reversal", "queue"): (0.44, 0.61, 0.00, 0.01),
-    ("reversal", "deque"): (1.0, 1.0, 1.0, 1.0),
-    ("bigram_flip", "lstm"): (0.54, 0.93, 0.02, 0.52),
-    ("bigram_flip", "stack"): (0.44, 0.90, 0.00, 0.48),
-    ("bigram_flip", "queue"): (0.55, 0.94, 0.55, 0.98),
-    ("bigram_flip", "deque"): (0.55, 0.94, 0.53, 0.98),
-    ("svo_sov", "lstm"): (0.98, 0.99, 0.98, 0.99),
-    ("svo_sov", "stack"): (1.0, 1.0, 1.0, 1.0),
-    ("svo_sov", "queue"): (1.0, 1.0, 1.0, 1.0),
-    ("svo_sov", "deque"): (1.0, 1.0, 1.0, 1.0),
-    ("conjugation", "lstm"): (0.98, 0.99, 0.99, 0.99),
-    ("conjugation", "stack"): (0.93, 0.97, 0.93, 0.97),
-    ("conjugation", "queue"): (1.0, 1.0, 1.0, 1.0),
-    ("conjugation", "deque"): (1.0, 1.0, 1.0, 1.0),
-}
 SCORES = ("train_coarse", "train_fine", "test_coarse", "test_fine")
+# Figure 2a (train coarse/fine, test coarse/fine); the Deep LSTM row is the paper's best depth
+PAPER: PaperTables = {
+    "figure2a": printed_rows(
+        SCORES,
+        {
+            "copy Deep LSTM": (0.98, 0.98, 0.01, 0.50),
+            "copy Stack-LSTM": (0.89, 0.94, 0.00, 0.22),
+            "copy Queue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "copy DeQue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "reversal Deep LSTM": (0.95, 0.98, 0.04, 0.13),
+            "reversal Stack-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "reversal Queue-LSTM": (0.44, 0.61, 0.00, 0.01),
+            "reversal DeQue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "bigram_flip Deep LSTM": (0.54, 0.93, 0.02, 0.52),
+            "bigram_flip Stack-LSTM": (0.44, 0.90, 0.00, 0.48),
+            "bigram_flip Queue-LSTM": (0.55, 0.94, 0.55, 0.98),
+            "bigram_flip DeQue-LSTM": (0.55, 0.94, 0.53, 0.98),
+            "svo_sov Deep LSTM": (0.98, 0.99, 0.98, 0.99),
+            "svo_sov Stack-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "svo_sov Queue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "svo_sov DeQue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "conjugation Deep LSTM": (0.98, 0.99, 0.99, 0.99),
+            "conjugation Stack-LSTM": (0.93, 0.97, 0.93, 0.97),
+            "conjugation Queue-LSTM": (1.0, 1.0, 1.0, 1.0),
+            "conjugation DeQue-LSTM": (1.0, 1.0, 1.0, 1.0),
+        },
+    )
+}
+# The depth of Figure 2a's Deep LSTM row on each task (the paper's best).
+PAPER_BEST_DEPTH = {"copy": 4, "reversal": 8, "bigram_flip": 2, "svo_sov": 8, "conjugation": 8}
+
+# Quick profile: the models and tasks of Figure 2a at a CPU scale, with settings per model.
+# Gate noise for the queue and the deque, whose leaks pile up (see the module docstring);
+# not for the stack, whose leaks land on its newest values and are popped with them.
+# Weight decay (AdamW, 0.1) for the stack and the deque, against a late drift at the test
+# lengths while training stays perfect: the Stack-LSTM on reversal reached test coarse
+# accuracy 1.00 at steps 3000-4000 and fell to 0.86 at 8000 under Adam, 0.69 with gate
+# noise; cosine learning-rate decay did not stop it (0.715 at 5000). With decay 0.1 it
+# ended at 1.00 (from 7000 on).
+# The deque has two starts, and each cell reports the one that trains better (the paper
+# picks by training perplexity; see ``select``):
+# - "top-open": the top end's push bias +1 (push ~0.73), the bottom's -2 (~0.12). A deque
+#   whose ends start alike leaves itself empty on copy and memorises short sources in its
+#   LSTM instead (stuck at lengths 8-12 in each of 5 settings tried: two seeds, a
+#   curriculum from 12, both push biases at +1, weight decay 0.1); opened at the top it
+#   reaches test coarse 1.00 on copy by step 1500. It never learns reversal past length
+#   16 (12 with decay).
+# - "even": both ends alike, which learns reversal by step 2000. Its test accuracy there
+#   swings (0.72-1.00 over steps 4500-8000 with gate noise 1; 0.3 without noise); with
+#   gate noise 2 it read 0.975-1.00 at every 500th step from 4500 (evaluated every 100
+#   steps: 0.855 at 5100, then 0.925-1.00 from 5200).
+_QUICK: dict[str, dict[str, dict[str, Any]]] = {
+    "lstm": {"": {}},
+    "stack": {"": {"optimizer": "adamw", "weight_decay": 0.1}},
+    "queue": {"": {"gate_noise": 1.0}},
+    "deque": {
+        "top-open": {"optimizer": "adamw", "weight_decay": 0.1, "gate_noise": 1.0,
+                     "push_bias": 1.0, "bottom_push_bias": -2.0},
+        "even": {"optimizer": "adamw", "weight_decay": 0.1, "gate_noise": 2.0},
+    },
+}  # fmt: skip
+_SMOKE: dict[str, Any] = {
+    "steps": 4, "eval_every": 2, "checkpoint_every": 2, "eval_size": 4, "max_length": 4,
+    "test_min_length": 5, "test_max_length": 6, "hidden": 8, "embedding": 4, "memory_width": 4,
+}  # fmt: skip
+# The paper profile's fixed settings; its grid is below. Steps, evaluations and seeds are
+# not in the paper (module docstring).
+_PAPER: dict[str, Any] = {
+    "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "clip": 1.0,
+    "embedding": 64, "memory_width": 256, "vocab_size": 128,
+    "min_length": 8, "max_length": 64, "test_min_length": 65, "test_max_length": 128,
+    "curriculum_start": 0, "eval_every": 5000, "checkpoint_every": 5000, "eval_size": 1000,
+}  # fmt: skip
+PAPER_HIDDEN = (256, 512)
+PAPER_LRS = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
+PAPER_DEPTHS = (1, 2, 4, 8)  # of the Deep LSTM; the memory models have one layer
+# Each task and model family: the quick profile's starts per model (the smoke profile
+# at toy sizes on two tasks), the paper's grid of depths, hidden sizes and learning rates.
+_STARTS: dict[str, Axis] = {
+    "model": MODELS,
+    "start": lambda point: tuple(_QUICK[point["model"]]),
+    "seed": (0,),
+}
+PROFILES: dict[Profile, Grid] = {
+    "smoke": Grid({"task": ("reversal", "copy"), **_STARTS}, _SMOKE),
+    "quick": Grid({"task": TASKS, **_STARTS}, {}),
+    "paper": Grid(
+        {
+            "task": TASKS,
+            "model": MODELS,
+            "layers": lambda point: PAPER_DEPTHS if point["model"] == "lstm" else (1,),
+            "hidden": PAPER_HIDDEN,
+            "lr": PAPER_LRS,
+            "seed": (0,),
+        },
+        _PAPER,
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -131,9 +210,9 @@ class Grefenstette2015Config(TrainConfig):
     eval_every: int = 100
     checkpoint_every: int = 1000
     monitor: str = "train_coarse"
-    monitor_mode: str = "max"
-    task: str = "reversal"
-    model: str = "stack"
+    monitor_mode: MonitorMode = "max"
+    task: Task = "reversal"
+    model: Model = "stack"
     layers: int = 1
     hidden: int = 64
     embedding: int = 32
@@ -154,10 +233,6 @@ class Grefenstette2015Config(TrainConfig):
 
     def validate(self) -> None:
         super().validate()
-        if self.task not in TASKS:
-            raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
-        if self.model not in MODELS:
-            raise ValueError(f"model: expected one of {', '.join(MODELS)}, got {self.model!r}")
         self.require_positive("layers", "hidden", "embedding", "memory_width", "vocab_size")
         if not self.gate_noise >= 0:
             raise ValueError(
@@ -200,7 +275,7 @@ class TransductionRun:
             )  # fmt: skip
         else:
             network = MemoryAugmentedLSTM(
-                self.task.input_size, self.task.output_size, memory=config.model,  # type: ignore[arg-type]
+                self.task.input_size, self.task.output_size, memory=config.model,
                 hidden_size=config.hidden, embedding=config.embedding,
                 memory_width=config.memory_width, pop_bias=config.pop_bias,
                 push_bias=config.push_bias, bottom_push_bias=config.bottom_push_bias,
@@ -281,56 +356,7 @@ class TransductionRun:
         }
 
 
-# Quick profile: the models and tasks of Figure 2a at a CPU scale, with settings per model.
-# Gate noise for the queue and the deque, whose leaks pile up (see the module docstring);
-# not for the stack, whose leaks land on its newest values and are popped with them.
-# Weight decay (AdamW, 0.1) for the stack and the deque, against a late drift at the test
-# lengths while training stays perfect: the Stack-LSTM on reversal reached test coarse
-# accuracy 1.00 at steps 3000-4000 and fell to 0.86 at 8000 under Adam, 0.69 with gate
-# noise; cosine learning-rate decay did not stop it (0.715 at 5000). With decay 0.1 it
-# ended at 1.00 (from 7000 on).
-# The deque has two starts, and each cell reports the one that trains better (the paper
-# picks by training perplexity; see ``select``):
-# - "top-open": the top end's push bias +1 (push ~0.73), the bottom's -2 (~0.12). A deque
-#   whose ends start alike leaves itself empty on copy and memorises short sources in its
-#   LSTM instead (stuck at lengths 8-12 in each of 5 settings tried: two seeds, a
-#   curriculum from 12, both push biases at +1, weight decay 0.1); opened at the top it
-#   reaches test coarse 1.00 on copy by step 1500. It never learns reversal past length
-#   16 (12 with decay).
-# - "even": both ends alike, which learns reversal by step 2000. Its test accuracy there
-#   swings (0.72-1.00 over steps 4500-8000 with gate noise 1; 0.3 without noise); with
-#   gate noise 2 it read 0.975-1.00 at every 500th step from 4500 (evaluated every 100
-#   steps: 0.855 at 5100, then 0.925-1.00 from 5200).
-_QUICK: dict[str, dict[str, dict[str, Any]]] = {
-    "lstm": {"": {}},
-    "stack": {"": {"optimizer": "adamw", "weight_decay": 0.1}},
-    "queue": {"": {"gate_noise": 1.0}},
-    "deque": {
-        "top-open": {"optimizer": "adamw", "weight_decay": 0.1, "gate_noise": 1.0,
-                     "push_bias": 1.0, "bottom_push_bias": -2.0},
-        "even": {"optimizer": "adamw", "weight_decay": 0.1, "gate_noise": 2.0},
-    },
-}  # fmt: skip
-_SMOKE: dict[str, Any] = {
-    "steps": 4, "eval_every": 2, "checkpoint_every": 2, "eval_size": 4, "max_length": 4,
-    "test_min_length": 5, "test_max_length": 6, "hidden": 8, "embedding": 4, "memory_width": 4,
-}  # fmt: skip
-# The paper profile's fixed settings; its grid is below. Steps, evaluations and seeds are
-# not in the paper (module docstring).
-_PAPER: dict[str, Any] = {
-    "steps": 100_000, "batch_size": 10, "optimizer": "rmsprop", "clip": 1.0,
-    "embedding": 64, "memory_width": 256, "vocab_size": 128,
-    "min_length": 8, "max_length": 64, "test_min_length": 65, "test_max_length": 128,
-    "curriculum_start": 0, "eval_every": 5000, "checkpoint_every": 5000, "eval_size": 1000,
-}  # fmt: skip
-PAPER_HIDDEN = (256, 512)
-PAPER_LRS = (5e-3, 1e-3, 5e-4, 1e-4, 5e-5)
-PAPER_DEPTHS = (1, 2, 4, 8)  # of the Deep LSTM; the memory models have one layer
-# The depth of Figure 2a's Deep LSTM row on each task (the paper's best).
-PAPER_BEST_DEPTH = {"copy": 4, "reversal": 8, "bigram_flip": 2, "svo_sov": 8, "conjugation": 8}
-
-
-class Grefenstette2015(Experiment):
+class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
     name = "grefenstette2015"
     title = "Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on transduction tasks"
     reproduces = (
@@ -339,38 +365,19 @@ class Grefenstette2015(Experiment):
     config_type = Grefenstette2015Config
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        if profile == "paper":
-            return [self._spec(profile, c, _paper_variant(c)) for c in _paper_grid()]
-        specs = []
-        tasks = ("reversal", "copy") if profile == "smoke" else TASKS
-        for task in tasks:
-            for model in MODELS:
-                for start, settings in _QUICK[model].items():
-                    if profile == "smoke":
-                        settings = {**settings, **_SMOKE}
-                    config = Grefenstette2015Config(task=task, model=model, **settings)
-                    specs.append(
-                        self._spec(profile, config, f"{model}-{start}" if start else model)
-                    )
-        return specs
-
-    def _spec(self, profile: Profile, config: Grefenstette2015Config, variant: str) -> RunSpec:
-        # The name only labels the run: its grid coordinates are read from the config.
-        return RunSpec(
-            self.name,
-            f"{config.task}/{variant}/seed{config.seed}",
+        return grid_runs(
+            self,
             profile,
-            config.to_dict(),
-            model=MODEL_NAMES[config.model],
-            task=config.task,
+            PROFILES[profile],
+            name=_name,
+            labels=lambda c: (MODEL_NAMES[c.model], c.task),
+            settings=lambda point: (
+                _QUICK[point["model"]][point["start"]] if "start" in point else {}
+            ),
         )
 
-    def build(self, config: TrainConfig, device: torch.device) -> TransductionRun:
-        if not isinstance(config, Grefenstette2015Config):
-            raise TypeError(
-                f"grefenstette2015 needs a Grefenstette2015Config, got {type(config).__name__}"
-            )
-        return TransductionRun(config, device)
+    def build(self, config: Grefenstette2015Config, context: RunContext) -> TransductionRun:
+        return TransductionRun(config, context.device)
 
     def scale(self, profile: Profile) -> str:
         if profile == "paper":
@@ -418,16 +425,17 @@ class Grefenstette2015(Experiment):
         rows: dict[str, dict[str, Cell]] = {}
         for r in select(records):
             c = r.spec.config
-            row = f"{c['task']} {MODEL_NAMES[c['model']]}"
-            if profile == "paper":
-                row += f" ({_configuration(c)})"
-            # A smoke run is compared with nothing: its numbers mean nothing.
-            paper = None if profile == "smoke" else PAPER_FIGURE2A.get((c["task"], c["model"]))
+            cell = f"{c['task']} {MODEL_NAMES[c['model']]}"  # the paper's row
+            row = f"{cell} ({_configuration(c)})" if profile == "paper" else cell
             rows[row] = {
+                # A smoke run is compared with nothing: its numbers mean nothing.
                 name: Cell(
-                    r.metrics[name], paper[i] if paper else None, (r.spec.seed,), r.wall_seconds
+                    r.metrics[name],
+                    None if profile == "smoke" else paper_number(PAPER, "figure2a", cell, name),
+                    (r.spec.seed,),
+                    r.wall_seconds,
                 )
-                for i, name in enumerate(SCORES)
+                for name in SCORES
             }
         caption = (
             "Greedy coarse and fine accuracy at the training lengths and at the longer "
@@ -495,9 +503,8 @@ class Grefenstette2015(Experiment):
                 for r in records:
                     if r.spec.config["task"] != task:
                         continue
-                    points = [(s, v) for s, n, v in r.history if n == metric]
-                    if points:
-                        steps, values = zip(*points, strict=True)
+                    steps, values = curve(r, metric)
+                    if steps:
                         axes.plot(steps, values, label=MODEL_NAMES[r.spec.config["model"]])
                 axes.set_title(task)
                 axes.set_ylabel(metric.replace("_", " ") + " accuracy")
@@ -532,24 +539,16 @@ _MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "dequ
                     ("copy", "deque"))  # fmt: skip
 
 
-def _paper_grid() -> list[Grefenstette2015Config]:
-    """The paper profile's runs: every task, model, depth, hidden size and learning rate."""
-    return [
-        Grefenstette2015Config(
-            task=task, model=model, layers=layers, hidden=hidden, lr=lr, **_PAPER
-        )
-        for task in TASKS
-        for model in MODELS
-        for layers in (PAPER_DEPTHS if model == "lstm" else (1,))
-        for hidden in PAPER_HIDDEN
-        for lr in PAPER_LRS
-    ]
-
-
-def _paper_variant(c: Grefenstette2015Config) -> str:
-    """A paper run's label, such as "lstm4/h256-lr5e-04" or "stack/h512-lr1e-03"."""
-    depth = str(c.layers) if c.model == "lstm" else ""
-    return f"{c.model}{depth}/h{c.hidden}-lr{c.lr:.0e}"
+def _name(point: Point, c: Grefenstette2015Config) -> str:
+    """A run's name: its task, its variant and its seed, such as "copy/deque-even/seed0",
+    or on the paper's grid "copy/lstm4/h256-lr5e-04/seed0" ("stack/h512-lr1e-03" for a
+    memory model)."""
+    if "start" in point:
+        variant = f"{c.model}-{point['start']}" if point["start"] else c.model
+    else:
+        depth = str(c.layers) if c.model == "lstm" else ""
+        variant = f"{c.model}{depth}/h{c.hidden}-lr{c.lr:.0e}"
+    return f"{c.task}/{variant}/seed{c.seed}"
 
 
 def training_perplexity(record: RunRecord) -> float:
@@ -647,18 +646,9 @@ def _pairs() -> str:
 
 
 def _start(record: RunRecord) -> str:
-    """The quick profile's start a run was made with, read from its config: "" for a
-    model with one start, or a run (the paper's) made with none of them."""
-    c = record.spec.config
-    starts = _QUICK[c["model"]]
-    if len(starts) == 1:
-        return ""
-    matches = [
-        name
-        for name, settings in starts.items()
-        if all(c.get(key) == value for key, value in settings.items())
-    ]
-    return matches[0] if len(matches) == 1 else ""
+    """The quick profile's start a run was made with: "" for a model with one start, or a
+    run (the paper's) made with none of them."""
+    return str(record.spec.tags.get("start", ""))
 
 
 def _order(record: RunRecord) -> tuple[int, int]:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import torch
@@ -33,15 +33,24 @@ from torch import Tensor
 
 from memrnn.constructions import build, theorem_units, verify
 from memrnn.experiments.base import (
-    Cell,
-    Experiment,
+    FittedExperiment,
     Profile,
+    RunContext,
     RunOutput,
     RunRecord,
     RunSpec,
+)
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grid import Axis, Grid, Point, grid_runs
+from memrnn.experiments.tables import (
+    Cell,
+    PaperTables,
+    Printed,
     Table,
-    Trainable,
-    TrainConfig,
+    group,
+    median,
+    paper_number,
+    where,
 )
 from memrnn.io import load_or_make
 from memrnn.languages.dyck import (
@@ -56,7 +65,6 @@ from memrnn.languages.dyck import (
     splits_to_arrays,
 )
 from memrnn.models.lstm_lm import LSTMLanguageModel
-from memrnn.runner.train import resolve_device
 from memrnn.tasks.dyck_lm import batch_mean_loss, batches, bracket_closing, loss, perplexity
 from memrnn.training import LoopSettings, train_loop
 from memrnn.training.loop import History
@@ -70,9 +78,27 @@ PRECISION_BITS = 32  # p in the lower bound m log2(k) / p, for float32
 # authors' code.
 KEEP_MARGIN = 1e-4
 RATE_MARGIN = 1e-4
-# The paper's claim for every (k, m) at 2e7 training tokens: "error less than 10^{-4}"
-# (section 8), i.e. mean_l p_l above 1 - 1e-4.
-PAPER_TOKENS, PAPER_CLOSING = 20_000_000, 1 - 1e-4
+Kind = Literal["srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log", "srnn-dfa"]  # KINDS
+# The paper's grid of language models (section 8, Figure 3): k, m, training tokens.
+PAPER_KS, PAPER_MS = (2, 8, 32, 128), (3, 5)
+PAPER_SIZES = (2_000, 20_000, 200_000, 2_000_000, 20_000_000)
+PAPER_TOKENS = PAPER_SIZES[-1]
+
+
+def lm_row(k: int, m: int, train_tokens: int) -> str:
+    """The row of the language-model table for Dyck-(k,m) trained on ``train_tokens``."""
+    return f"k={k} m={m} {train_tokens:,} tokens"
+
+
+# The paper's one number for the language models: for every (k, m) at 2e7 training
+# tokens, "error less than 10^{-4}" (section 8), i.e. mean_l p_l above 1 - 1e-4.
+PAPER: PaperTables = {
+    "lm": {
+        lm_row(k, m, PAPER_TOKENS): {"test_median": Printed(1 - 1e-4)}
+        for k in PAPER_KS
+        for m in PAPER_MS
+    }
+}
 
 
 def lstm_units(k: int, m: int) -> int:
@@ -108,16 +134,14 @@ class Hewitt2020Config(TrainConfig):
         clip: 0: no gradient is clipped (none is in the authors' code); other values
             are refused.
         seed: the model's initialisation and the order of the training batches.
-        data_seed: the splits; every seed of a cell shares them.
-        data_dir: where the splits are written once and read again (relative to the
-            working directory; "" samples them in memory). The same data_seed gives the
-            same strings either way.
+        data_seed: the splits; every seed of a cell shares them, made once and kept in
+            the run's data folder (the same strings as made in memory).
     """
 
-    part: str = "lm"
+    part: Literal["construction", "lm"] = "lm"
     k: int = 2
     m: int = 3
-    kind: str = "lstm-log"
+    kind: Kind = "lstm-log"
     walk_steps: int = 0
     k_last: int = 0
     train_tokens: int = 20_000
@@ -129,12 +153,9 @@ class Hewitt2020Config(TrainConfig):
     clip: float = 0.0
     patience: int = 3
     data_seed: int = 0
-    data_dir: str = "data/dyck"
 
     def validate(self) -> None:
         super().validate()
-        if self.part not in ("construction", "lm"):
-            raise ValueError(f"part: expected construction or lm, got {self.part!r}")
         self.require_positive("k", "m", "train_tokens", "dev_tokens", "test_tokens", "max_epochs")
         if self.data_seed < 0:
             raise ValueError(f"data_seed: must not be negative, got {self.data_seed}")
@@ -151,14 +172,15 @@ class Hewitt2020Config(TrainConfig):
             raise ValueError(f"clip: the recipe clips no gradient, expected 0, got {self.clip}")
 
 
-def lm_splits(config: Hewitt2020Config) -> DyckSplits:
-    """The splits of ``config``'s cell: seeded by ``data_seed``, whatever the run's seed."""
+def lm_splits(config: Hewitt2020Config, data: Path | None) -> DyckSplits:
+    """The splits of ``config``'s cell: seeded by ``data_seed``, whatever the run's seed;
+    kept under ``data`` (made in memory when it is None)."""
     sizes = (config.train_tokens, config.dev_tokens, config.test_tokens)
     lengths = train_lengths(config.m)
-    if config.data_dir:
+    if data is not None:
         params = split_params(config.k, config.m, config.data_seed, *sizes, train_lengths=lengths)
         return load_or_make(
-            Path(config.data_dir) / splits_file_name(params),
+            data / "dyck" / splits_file_name(params),
             splits_meta(params),
             lambda: sample_splits(params),
             "Dyck splits",
@@ -203,14 +225,18 @@ class _LanguageModelSteps:
 
 
 def train_language_model(
-    config: Hewitt2020Config, checkpoint: Path | None = None
+    config: Hewitt2020Config,
+    data: Path | None,
+    checkpoint: Path | None = None,
+    resume: bool = False,
 ) -> tuple[dict[str, float], dict[str, Any], History]:
     """Appendix H.3's recipe, as the authors' code runs it: Adam, the learning rate halved
     whenever the dev loss stops falling, the weights of the best dev loss kept, a stop
     ``patience`` epochs after them. Metrics and artifacts of the kept model, and the
-    loop's history (one evaluation per epoch). With ``checkpoint``, resumable at the end
-    of every epoch."""
-    splits = lm_splits(config)
+    loop's history (one evaluation per epoch). ``data``: the folder the splits are kept
+    in. With ``checkpoint``, a checkpoint at the end of every epoch, continued from when
+    ``resume`` is set."""
+    splits = lm_splits(config, data)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = LSTMLanguageModel(
@@ -238,7 +264,7 @@ def train_language_model(
             optimizer, mode="min", factor=0.5, patience=0, threshold=RATE_MARGIN
         ),
         checkpoint=checkpoint,
-        resume=checkpoint is not None,
+        resume=resume,
     )
     by_step: dict[int, dict[str, float]] = {}
     for step, name, value in result.history:
@@ -267,11 +293,14 @@ def train_language_model(
     return metrics, artifacts, result.history
 
 
-def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dict[str, Any]]:
-    """One construction verified (exhaustively or by walks), or a sweep of them over
-    k..k_last; a sweep's metrics summarise its languages and its artifacts list each."""
+def verify_construction(
+    config: Hewitt2020Config, device: torch.device
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """One construction verified (exhaustively or by walks) on ``device``, or a sweep of
+    them over k..k_last; a sweep's metrics summarise its languages and its artifacts list
+    each."""
     if config.k_last:
-        rows = [_verified(config, k, 0) for k in _ks(config)]
+        rows = [_verified(config, k, 0, device) for k in _ks(config)]
         metrics = {
             "pairs": float(len(rows)),
             "generates": float(all(r["generates"] for r in rows)),
@@ -281,17 +310,19 @@ def verify_construction(config: Hewitt2020Config) -> tuple[dict[str, float], dic
             "states": float(sum(r["states"] for r in rows)),
         }
         return metrics, {"languages": rows}
-    return _verified(config, config.k, config.walk_steps), {}
+    return _verified(config, config.k, config.walk_steps, device), {}
 
 
 def _ks(config: Hewitt2020Config) -> range:
     return range(config.k, max(config.k, config.k_last) + 1)
 
 
-def _verified(config: Hewitt2020Config, k: int, walk_steps: int) -> dict[str, float]:
-    """Build and verify ``config.kind`` for Dyck-(k, config.m) on the config's device."""
+def _verified(
+    config: Hewitt2020Config, k: int, walk_steps: int, device: torch.device
+) -> dict[str, float]:
+    """Build and verify ``config.kind`` for Dyck-(k, config.m) on ``device``."""
     kind, m = config.kind, config.m
-    model = build(kind, k, m).to(resolve_device(config.device))
+    model = build(kind, k, m).to(device)
     exhaustive = walk_steps == 0
     options = {} if exhaustive else {"steps": walk_steps, "seed": config.seed}
     result = verify(model, exhaustive=exhaustive, **options)
@@ -350,12 +381,64 @@ WALKED = [(128, 5), (64, 10), (1000, 3)]
 EFFICIENT = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log")
 # LSTMs trained per cell, reported by their median as in Figure 3
 LM_SEEDS = 3
-# The smoke profile's one LSTM: a check that training and the report run, not a result
-SMOKE_LM = dict(k=2, m=3, train_tokens=300, dev_tokens=200, test_tokens=400, max_epochs=2)
 SMOKE_DFA_LAST = 3
+_CONSTRUCTION: dict[str, Axis] = {"part": ("construction",)}
 
 
-class Hewitt2020(Experiment):
+def _sweeps(quick: bool) -> Grid:
+    """Every construction, verified exhaustively on its sweep's languages."""
+    kinds = (*EFFICIENT, "srnn-dfa")
+    return Grid({**_CONSTRUCTION, "kind": kinds, "sweep": lambda p: sweep_runs(p["kind"], quick)})
+
+
+def _walks(quick: bool) -> Grid:
+    """The efficient constructions by walks on the large languages; one-hot codes at
+    k = 1000 have 3000-6000 dense units, 30 s per 1000 steps, so fewer in the quick profile."""
+
+    def steps(point: Point) -> tuple[int]:
+        slow = "onehot" in point["kind"] and point["language"][0] >= 1000
+        return (1_000 if quick and slow else 10_000,)
+
+    return Grid({**_CONSTRUCTION, "kind": EFFICIENT, "language": WALKED, "walk_steps": steps})
+
+
+def _language_models(ks: Sequence[int], ms: Sequence[int], sizes: Sequence[int]) -> Grid:
+    """LSTMs per (k, m, training tokens) and seed, at Appendix H.3's learning rates: 0.01,
+    and 0.001 for 2e7 tokens and for k = 128 from 2e6."""
+
+    def lr(point: Point) -> tuple[float]:
+        k, size = point["k"], point["train_tokens"]
+        return (0.001 if size >= 20_000_000 or (k == 128 and size >= 2_000_000) else 0.01,)
+
+    return Grid(
+        {
+            "part": ("lm",),
+            "k": ks,
+            "m": ms,
+            "train_tokens": sizes,
+            "lr": lr,
+            "seed": range(LM_SEEDS),
+        }
+    )
+
+
+PROFILES: dict[Profile, tuple[Grid, ...]] = {
+    # A check that every part and the report run, not a result: the constructions on
+    # tiny languages, one LSTM trained for two epochs on a few hundred tokens.
+    "smoke": (
+        Grid({**_CONSTRUCTION, "kind": EFFICIENT, "k": (2,), "m": (2,)}),
+        Grid({**_CONSTRUCTION, "kind": ("srnn-dfa",), "sweep": ((1, 2, SMOKE_DFA_LAST),)}),
+        Grid(
+            {"part": ("lm",), "k": (2,), "m": (3,), "train_tokens": (300,), "seed": (0,)},
+            {"dev_tokens": 200, "test_tokens": 400, "max_epochs": 2},
+        ),
+    ),
+    "quick": (_sweeps(True), _walks(True), _language_models((2, 8), (3,), (20_000, 200_000))),
+    "paper": (_sweeps(False), _walks(False), _language_models(PAPER_KS, PAPER_MS, PAPER_SIZES)),
+}
+
+
+class Hewitt2020(FittedExperiment[Hewitt2020Config]):
     name = "hewitt2020"
     title = "Dyck-(k,m): hand-built generators and LSTM language models"
     reproduces = (
@@ -365,84 +448,23 @@ class Hewitt2020(Experiment):
     config_type = Hewitt2020Config
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        configs: list[Hewitt2020Config] = []
-        if profile == "smoke":
-            configs += [
-                Hewitt2020Config(part="construction", kind=kind, k=2, m=2) for kind in EFFICIENT
-            ]
-            configs.append(
-                Hewitt2020Config(
-                    part="construction", kind="srnn-dfa", k=2, m=1, k_last=SMOKE_DFA_LAST
-                )
-            )
-            configs.append(Hewitt2020Config(**SMOKE_LM))  # type: ignore[arg-type]
-        else:
-            for kind in (*EFFICIENT, "srnn-dfa"):
-                for m, k, k_last in sweep_runs(kind, quick=profile == "quick"):
-                    configs.append(
-                        Hewitt2020Config(part="construction", kind=kind, k=k, m=m, k_last=k_last)
-                    )
-            for kind in EFFICIENT:
-                for k, m in WALKED:
-                    # one-hot codes at k = 1000 have 3000-6000 dense units: 30 s per 1000 steps
-                    steps = (
-                        1_000 if profile == "quick" and "onehot" in kind and k >= 1000 else 10_000
-                    )
-                    configs.append(
-                        Hewitt2020Config(part="construction", kind=kind, k=k, m=m, walk_steps=steps)
-                    )
-            sizes: tuple[int, ...]
-            ks: tuple[int, ...]
-            ms: tuple[int, ...]
-            if profile == "quick":
-                sizes, ks, ms = (20_000, 200_000), (2, 8), (3,)
-            else:
-                sizes, ks, ms = (
-                    (2_000, 20_000, 200_000, 2_000_000, 20_000_000),
-                    (2, 8, 32, 128),
-                    (3, 5),
-                )
-            for k in ks:
-                for m in ms:
-                    for size in sizes:
-                        lr = (
-                            0.001
-                            if size >= 20_000_000 or (k == 128 and size >= 2_000_000)
-                            else 0.01
-                        )
-                        for seed in range(LM_SEEDS):
-                            configs.append(
-                                Hewitt2020Config(k=k, m=m, train_tokens=size, lr=lr, seed=seed)
-                            )
-        return [self._spec(profile, c) for c in configs]
-
-    def _spec(self, profile: Profile, config: Hewitt2020Config) -> RunSpec:
-        if config.k_last:
-            name = f"construction/{config.kind}/m{config.m}/k{config.k}-{config.k_last}/sweep"
-        elif config.part == "construction":
-            how = "exhaustive" if config.walk_steps == 0 else f"walks{config.walk_steps}"
-            name = f"construction/{config.kind}/k{config.k}-m{config.m}/{how}"
-        else:
-            name = f"lm/k{config.k}-m{config.m}/{config.train_tokens}/seed{config.seed}"
-        return RunSpec(
-            self.name,
-            name,
+        return grid_runs(
+            self,
             profile,
-            config.to_dict(),
-            model=config.part,
-            task=f"k{config.k}-m{config.m}",
+            PROFILES[profile],
+            name=_name,
+            labels=lambda c: (c.part, f"k{c.k}-m{c.m}"),
+            settings=_coordinates,
         )
 
-    def build(self, config: TrainConfig, device: torch.device) -> Trainable:
-        raise NotImplementedError("hewitt2020 runs their own loops: see fit_run")
-
-    def fit_run(self, config: TrainConfig) -> RunOutput:
-        assert isinstance(config, Hewitt2020Config)
+    def fit_run(self, config: Hewitt2020Config, context: RunContext) -> RunOutput:
         started = time.perf_counter()
         if config.part == "construction":
-            metrics, artifacts = verify_construction(config)
+            metrics, artifacts = verify_construction(config, context.device)
             return RunOutput(metrics, [], artifacts, 0, time.perf_counter() - started)
-        metrics, artifacts, history = train_language_model(config)
+        metrics, artifacts, history = train_language_model(
+            config, context.data, context.checkpoint, context.resume
+        )
         steps = history[-1][0] if history else 0
         return RunOutput(metrics, history, artifacts, steps, time.perf_counter() - started)
 
@@ -468,15 +490,20 @@ class Hewitt2020(Experiment):
             seeds = tuple(r.spec.seed for r in runs)
             wall = sum(r.wall_seconds for r in runs)
             tests = [r.metrics["test_closing"] for r in runs]
-            paper = PAPER_CLOSING if size == PAPER_TOKENS else None
-            lms[f"k={k} m={m} {size:,} tokens"] = {
+            label = lm_row(k, m, size)
+            lms[label] = {
                 "units": Cell(runs[0].metrics["units"], seeds=seeds),
                 "seeds": Cell(float(len(runs)), seeds=seeds),
-                "dev_median": Cell(_median(runs, "dev_closing"), seeds=seeds),
-                "test_median": Cell(float(np.median(tests)), paper, seeds=seeds, wall_seconds=wall),
+                "dev_median": Cell(median(runs, "dev_closing"), seeds=seeds),
+                "test_median": Cell(
+                    float(np.median(tests)),
+                    paper_number(PAPER, "lm", label, "test_median"),
+                    seeds=seeds,
+                    wall_seconds=wall,
+                ),
                 "test_min": Cell(float(np.min(tests)), seeds=seeds),
                 "test_max": Cell(float(np.max(tests)), seeds=seeds),
-                "test_prefixes_median": Cell(_median(runs, "test_closing_prefixes"), seeds=seeds),
+                "test_prefixes_median": Cell(median(runs, "test_closing_prefixes"), seeds=seeds),
             }
         return [
             Table(
@@ -567,8 +594,8 @@ class Hewitt2020(Experiment):
             seeds = ", ".join(str(r.spec.seed) for r in runs)
             lines.append(
                 f"LSTM, k={k}, m={m}, {size:,} training tokens: median test bracket closing "
-                f"{_median(runs, 'test_closing'):.4f} over seeds {seeds} ({tests}); at every "
-                f"prefix with an open bracket, median {_median(runs, 'test_closing_prefixes'):.4f}."
+                f"{median(runs, 'test_closing'):.4f} over seeds {seeds} ({tests}); at every "
+                f"prefix with an open bracket, median {median(runs, 'test_closing_prefixes'):.4f}."
             )
         profiles = {r.spec.profile for r in records}
         if cells and "smoke" not in profiles and all(s != PAPER_TOKENS for _, _, s in cells):
@@ -608,7 +635,7 @@ class Hewitt2020(Experiment):
 
     def scale(self, profile: Profile) -> str:
         if profile == "smoke":
-            lm = SMOKE_LM
+            lm = next(spec.config for spec in self.runs(profile) if spec.config["part"] == "lm")
             return (
                 "smoke: the four efficient constructions verified exhaustively on Dyck-(2,2), "
                 f"Theorem 1's on Dyck-(k,1) for k = 2..{SMOKE_DFA_LAST}, and one LSTM (seed 0) "
@@ -644,10 +671,6 @@ LM_COLUMNS = (
 
 
 LINE_STYLES = ("-", "--", "-.", ":")
-
-
-def _median(runs: Sequence[RunRecord], metric: str) -> float:
-    return float(np.median([r.metrics[metric] for r in runs]))
 
 
 def _colours(n: int) -> list[Any]:
@@ -696,7 +719,7 @@ def _learning_curves(cells: dict[tuple[int, int, int], list[RunRecord]]) -> Figu
             tests = [[r.metrics["test_closing"] for r in rs] for rs in runs]
             colour = colours[k]
             axes.plot(
-                sizes, [_median(rs, "dev_closing") for rs in runs], "--", marker="d",
+                sizes, [median(rs, "dev_closing") for rs in runs], "--", marker="d",
                 color=colour, label=f"k={k}, dev",
             )  # fmt: skip
             axes.plot(
@@ -718,7 +741,7 @@ def _learning_curves(cells: dict[tuple[int, int, int], list[RunRecord]]) -> Figu
 
 def _construction_runs(records: Sequence[RunRecord]) -> list[RunRecord]:
     """The construction runs, by kind, m and first k."""
-    runs = [r for r in records if r.spec.config["part"] == "construction"]
+    runs = where(records, part="construction")
     return sorted(runs, key=lambda r: tuple(r.spec.config[n] for n in ("kind", "m", "k")))
 
 
@@ -747,9 +770,28 @@ def _describe(pairs: list[tuple[int, int]]) -> str:
 
 def _lm_cells(records: Sequence[RunRecord]) -> dict[tuple[int, int, int], list[RunRecord]]:
     """The language-model runs grouped by (k, m, training tokens), seeds together."""
-    cells: dict[tuple[int, int, int], list[RunRecord]] = {}
-    for r in sorted(records, key=lambda r: r.spec.seed):
-        c = r.spec.config
-        if c["part"] == "lm":
-            cells.setdefault((c["k"], c["m"], c["train_tokens"]), []).append(r)
-    return dict(sorted(cells.items()))
+    return group(where(records, part="lm"), "k", "m", "train_tokens")
+
+
+def _coordinates(point: Point) -> Mapping[str, Any]:
+    """The config fields of a construction's sweep (m, first k, last k) or walked
+    language (k, m)."""
+    if "sweep" in point:
+        m, k, k_last = point["sweep"]
+        return {"m": m, "k": k, "k_last": k_last}
+    if "language" in point:
+        k, m = point["language"]
+        return {"k": k, "m": m}
+    return {}
+
+
+def _name(point: Point, config: Hewitt2020Config) -> str:
+    """A run's name, such as "construction/lstm-log/m2/k2-141/sweep",
+    "construction/srnn-log/k128-m5/walks10000" or "lm/k2-m3/20000/seed0"."""
+    c = config
+    if c.k_last:
+        return f"construction/{c.kind}/m{c.m}/k{c.k}-{c.k_last}/sweep"
+    if c.part == "construction":
+        how = "exhaustive" if c.walk_steps == 0 else f"walks{c.walk_steps}"
+        return f"construction/{c.kind}/k{c.k}-m{c.m}/{how}"
+    return f"lm/k{c.k}-m{c.m}/{c.train_tokens}/seed{c.seed}"

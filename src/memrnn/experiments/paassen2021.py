@@ -39,10 +39,9 @@ seed. The deep models have no search (the paper fixes Adam 1e-3, weight decay 1e
 from __future__ import annotations
 
 import time
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import torch
@@ -54,27 +53,17 @@ from memrnn.estimators import (
     ReservoirStackMachine,
 )
 from memrnn.experiments.base import (
-    Cell,
-    Experiment,
+    FittedExperiment,
     Profile,
+    RunContext,
     RunOutput,
     RunRecord,
     RunSpec,
-    Table,
-    Trainable,
-    TrainConfig,
 )
-from memrnn.experiments.paassen2021_paper import (
-    ESN_MODELS,
-    MODELS,
-    PAPER_BOLD,
-    PAPER_BOLD_1024,
-    PAPER_MAE,
-    PAPER_MAE_1024,
-    PAPER_SECONDS,
-    PAPER_SECONDS_1024,
-    Numbers,
-)
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grid import Grid, Point, grid_runs
+from memrnn.experiments.paassen2021_paper import ESN_MODELS, MODELS, PAPER, Model, paper_mae
+from memrnn.experiments.tables import Cell, Table, group, mean_std, paper_number, runs_cell
 from memrnn.reservoir import crj_input_signs, crj_reservoir
 from memrnn.tasks.rsm_benchmarks import (
     COPY_TASKS,
@@ -89,6 +78,9 @@ from memrnn.tasks.rsm_benchmarks import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+Task = Literal[
+    "latch", "copy", "repeat_copy", "dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json"
+]  # the names of ``TASKS``
 RESERVOIRS = {"rand": "random", "CRJ": "crj", "LDN": "ldn"}
 DEEP_MODELS = ("GRU", "SRNN", "DSM")
 SOLVED = 0.01  # the paper bold-faces mean and std below 1e-2
@@ -144,6 +136,56 @@ QUICK_PARAMS: dict[tuple[str, str], dict[str, float]] = {
 }
 
 
+QUICK_SEEDS = {False: 5, True: 2}  # repeats of the reservoir models, of the deep models
+QUICK_LARGE_SEEDS = 2  # repeats of the 1024-neuron ESNs: each fit takes about 5 s
+QUICK_EPOCHS = 300
+SMOKE: dict[str, Any] = {"n_train": 8, "n_test": 4, "neurons": 27, "steps": 3, "theta": 8.0}
+SMOKE_MODELS = ("LDN-ESN", "LDN-RSM", "GRU", "DSM")
+SMOKE_TASKS = ("dyck1", "copy")
+# Every model on every data set (and the appendix's 1024-neuron ESNs, ``large``) over
+# repeats; the smoke profile a few models on two data sets at toy sizes.
+PROFILES: dict[Profile, Grid] = {
+    "smoke": Grid(
+        {"large": (False,), "model": SMOKE_MODELS, "task": SMOKE_TASKS, "seed": (0,)}, SMOKE
+    ),
+    "quick": Grid(
+        {
+            "large": (False, True),
+            "model": lambda point: ESN_MODELS if point["large"] else MODELS,
+            "task": TASKS,
+            "seed": lambda point: range(
+                QUICK_LARGE_SEEDS if point["large"] else QUICK_SEEDS[point["model"] in DEEP_MODELS]
+            ),
+        },
+        {"steps": QUICK_EPOCHS},
+    ),
+    "paper": Grid(
+        {
+            "large": (False, True),
+            "model": lambda point: ESN_MODELS if point["large"] else MODELS,
+            "task": TASKS,
+            "seed": (0,),
+        },
+        {"repeats": 10, "steps": 10_000},
+    ),
+}
+
+
+def _settings(profile: Profile, point: Point) -> dict[str, Any]:
+    """The settings of a run that follow from its model and task: the paper's neurons (or
+    the appendix's 1024), the quick profile's fixed hyperparameters, the paper profile's
+    search (none for the deep models)."""
+    model, task = point["model"], point["task"]
+    settings: dict[str, Any] = {
+        "neurons": LARGE_ESN if point["large"] else paper_neurons(model, task)
+    }
+    if profile == "quick":
+        settings.update(QUICK_PARAMS.get((model, task), {}))
+    if profile == "paper":
+        settings["search"] = 0 if model in DEEP_MODELS else 20
+    return settings
+
+
 @dataclass(frozen=True)
 class Paassen2021Config(TrainConfig):
     """One model on one benchmark.
@@ -164,8 +206,8 @@ class Paassen2021Config(TrainConfig):
         ``EchoStateNetwork`` and ``ReservoirStackMachine``.
     """
 
-    model: str = "LDN-RSM"
-    task: str = "dyck1"
+    model: Model = "LDN-RSM"
+    task: Task = "dyck1"
     n_train: int = 100
     n_test: int = 100
     neurons: int = 0
@@ -187,10 +229,6 @@ class Paassen2021Config(TrainConfig):
 
     def validate(self) -> None:
         super().validate()
-        if self.model not in MODELS:
-            raise ValueError(f"model: expected one of {', '.join(MODELS)}, got {self.model!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
         self.require_positive("n_train", "n_test", "repeats", "search_datasets")
         for name in ("neurons", "search"):
             if getattr(self, name) < 0:
@@ -241,11 +279,6 @@ def neurons_for(config: Paassen2021Config) -> int:
     return config.neurons or paper_neurons(config.model, config.task)
 
 
-def is_large_esn(config: Mapping[str, Any]) -> bool:
-    """Whether a run's config is one of the appendix's ESNs with 1024 neurons."""
-    return config["model"] in ESN_MODELS and config["neurons"] == LARGE_ESN
-
-
 def row_label(model: str, large: bool) -> str:
     return f"{model}-{LARGE_ESN}" if large else model
 
@@ -261,18 +294,18 @@ def fit_predict(
     # every step; twice the teacher's longest run of actions is a generous bound
     max_actions = 2 * max(len(a) for t in train.teachers for a in t.actions) + 2
     if config.model in DEEP_MODELS:
-        deep = dict(
+        deep: dict[str, Any] = dict(
             epochs=config.steps, lr=config.lr, weight_decay=config.weight_decay, random_state=seed
         )
         kind = "bce" if train.binary else "mse"
         if config.model == "DSM":
-            dsm = DeepStackMachine(neurons, output=kind, max_actions=max_actions, **deep)  # type: ignore[arg-type]
+            dsm = DeepStackMachine(neurons, output=kind, max_actions=max_actions, **deep)
             dsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
             return [scored_rows(task, y) for y in dsm.predict_values(test.inputs)]
-        model = DeepSequenceModel(config.model.lower(), neurons, loss=kind, **deep)  # type: ignore[arg-type]
+        model = DeepSequenceModel(config.model.lower(), neurons, loss=kind, **deep)
         return model.fit(train.inputs, train.targets).predict_values(test.inputs)
     prefix, family = config.model.split("-")
-    reservoir = dict(
+    reservoir: dict[str, Any] = dict(
         spectral_radius=params["spectral_radius"],
         sparsity=params["sparsity"],
         input_scaling=params["input_scaling"],
@@ -284,7 +317,7 @@ def fit_predict(
         random_state=seed,
     )
     if family == "ESN":
-        esn = EchoStateNetwork(RESERVOIRS[prefix], neurons, alpha=params["alpha"], **reservoir)  # type: ignore[arg-type]
+        esn = EchoStateNetwork(RESERVOIRS[prefix], neurons, alpha=params["alpha"], **reservoir)
         return esn.fit(train.inputs, train.targets).predict(test.inputs)
     rsm = ReservoirStackMachine(
         RESERVOIRS[prefix],
@@ -294,7 +327,7 @@ def fit_predict(
         output="svm" if train.binary else "ridge",
         alpha=params["alpha"],
         max_actions=max_actions,
-        **reservoir,  # type: ignore[arg-type]
+        **reservoir,
     )
     rsm.fit(train.inputs, train.teachers, nonterminals=train.nonterminals)
     return [scored_rows(task, y) for y in rsm.predict(test.inputs)]
@@ -350,7 +383,7 @@ def _warm_up_adam() -> None:
 _REPEAT, _SEARCH, _SEARCH_DATA = 1, 2, 3  # streams of the run's seed
 
 
-class Paassen2021(Experiment):
+class Paassen2021(FittedExperiment[Paassen2021Config]):
     name = "paassen2021"
     title = "Reservoir stack machines against ESNs and deep baselines on nine benchmarks"
     reproduces = (
@@ -361,58 +394,16 @@ class Paassen2021(Experiment):
     config_type = Paassen2021Config
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        if profile == "smoke":
-            return [
-                self._spec(profile, Paassen2021Config(model=model, task=task, **SMOKE))
-                for model in SMOKE_MODELS
-                for task in SMOKE_TASKS
-            ]
-        variants = [(model, task, paper_neurons(model, task)) for model in MODELS for task in TASKS]
-        variants += [(model, task, LARGE_ESN) for model in ESN_MODELS for task in TASKS]
-        specs = []
-        for model, task, neurons in variants:
-            deep = model in DEEP_MODELS
-            if profile == "paper":
-                config = Paassen2021Config(
-                    model=model,
-                    task=task,
-                    neurons=neurons,
-                    repeats=10,
-                    search=0 if deep else 20,
-                    steps=10_000,
-                )
-                specs.append(self._spec(profile, config))
-                continue
-            params = QUICK_PARAMS.get((model, task), {})
-            seeds = QUICK_LARGE_SEEDS if neurons == LARGE_ESN else QUICK_SEEDS[deep]
-            for seed in range(seeds):
-                config = Paassen2021Config(
-                    model=model,
-                    task=task,
-                    neurons=neurons,
-                    seed=seed,
-                    steps=QUICK_EPOCHS,
-                    **params,  # type: ignore[arg-type]
-                )
-                specs.append(self._spec(profile, config))
-        return specs
-
-    def _spec(self, profile: Profile, config: Paassen2021Config) -> RunSpec:
-        label = row_label(config.model, is_large_esn(config.to_dict()))
-        return RunSpec(
-            self.name,
-            f"{label}/{config.task}/seed{config.seed}",
+        return grid_runs(
+            self,
             profile,
-            config.to_dict(),
-            model=config.model,
-            task=config.task,
+            PROFILES[profile],
+            name=lambda point, c: f"{row_label(c.model, point['large'])}/{c.task}/seed{c.seed}",
+            labels=lambda c: (c.model, c.task),
+            settings=lambda point: _settings(profile, point),
         )
 
-    def build(self, config: TrainConfig, device: torch.device) -> Trainable:
-        raise NotImplementedError("paassen2021 runs are fitted estimators: see fit_run")
-
-    def fit_run(self, config: TrainConfig) -> RunOutput:
-        assert isinstance(config, Paassen2021Config)
+    def fit_run(self, config: Paassen2021Config, context: RunContext) -> RunOutput:
         started = time.perf_counter()
         params: dict[str, float] = {name: getattr(config, name) for name in HYPERPARAMETERS}
         space = search_space(config.model, config.task, neurons_for(config))
@@ -453,62 +444,61 @@ class Paassen2021(Experiment):
         return RunOutput(metrics, [], artifacts, 0, time.perf_counter() - started)
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
-        groups = _groups(records)
+        groups = group(records, "model", "large", "task")
         # the smoke profile's numbers cannot be held against the paper's
         compare = not any(r.spec.profile == "smoke" for r in records)
 
-        def cell(row: tuple[str, bool], task: str, key: str, paper: Numbers | None) -> Cell | None:
-            runs = groups.get((*row, task))
+        def cell(
+            table: str, row: str, column: str, runs_of: tuple[Any, ...], key: str
+        ) -> Cell | None:
+            """The table's cell (row, column) from the pooled repeats of the runs ``runs_of``
+            (model, large, task) names, with the paper's number there."""
+            runs = groups.get(runs_of)
             if not runs:
                 return None
             values = [v for r in runs for v in r.artifacts[key]]
             if not values:
                 return None
-            printed = paper[row[0]][task] if paper is not None and compare else (None, None)
-            mean, std = float(np.mean(values)), float(np.std(values))
+            paper = paper_number(PAPER, table, row, column) if compare else None
+            mean, std = mean_std(values)
             solved = key == "mae"  # the paper's bold face marks the errors it counts as solved
-            in_bold = PAPER_BOLD_1024 if row[1] else PAPER_BOLD
-            return Cell(
-                mean,
-                printed[0],
-                tuple(r.spec.seed for r in runs),
-                sum(r.wall_seconds for r in runs),
-                std,
-                printed[1],
-                bold=solved and bold_faced(mean, std),
-                paper_bold=solved and printed[0] is not None and (row[0], task) in in_bold,
+            return runs_cell(
+                runs, mean, std=std, paper=paper, bold=solved and bold_faced(mean, std)
             )
 
-        def table(
-            name: str, caption: str, tasks: Sequence[str], key: str, paper: Numbers | None
-        ) -> Table:
-            rows = {
+        def table(name: str, caption: str, tasks: Sequence[str], key: str) -> Table:
+            rows: dict[str, dict[str, Cell]] = {
                 model: {
                     task: c
                     for task in tasks
-                    if (c := cell((model, False), task, key, paper)) is not None
+                    if (c := cell(name, model, task, (model, False, task), key)) is not None
                 }
                 for model in MODELS
             }
             return Table(name, caption, list(tasks), {m: r for m, r in rows.items() if r})
 
-        def large(name: str, caption: str, key: str, paper: Numbers) -> Table:
+        def large(name: str, caption: str, key: str) -> Table:
             """The appendix's layout: a row per data set, a column per ESN."""
-            rows = {
+            rows: dict[str, dict[str, Cell]] = {
                 task: {
-                    m: c for m in ESN_MODELS if (c := cell((m, True), task, key, paper)) is not None
+                    m: c
+                    for m in ESN_MODELS
+                    if (c := cell(name, task, m, (m, True, task), key)) is not None
                 }
                 for task in TASKS
             }
             return Table(name, caption, list(ESN_MODELS), {t: r for t, r in rows.items() if r})
 
-        decided = [(m, False) for m in ESN_MODELS]
+        decided: list[tuple[str, bool]] = [(m, False) for m in ESN_MODELS]
         decided += [(m, True) for m in ESN_MODELS] + [(m, False) for m in DEEP_MODELS]
         thresholded_rows = {
             row_label(*row): {
                 task: c
                 for task in BINARY_TASKS
-                if (c := cell(row, task, "mae_thresholded", None)) is not None
+                if (
+                    c := cell("thresholded", row_label(*row), task, (*row, task), "mae_thresholded")
+                )
+                is not None
             }
             for row in decided
         }
@@ -519,41 +509,35 @@ class Paassen2021(Experiment):
                 "Table 2: test MAE ± std of the plain outputs, NTM benchmarks",
                 NTM_TASKS,
                 "mae",
-                PAPER_MAE,
             ),
             table(
                 "table3",
                 "Table 3: test MAE ± std of the plain outputs, languages",
                 LANGUAGE_TASKS,
                 "mae",
-                PAPER_MAE,
             ),
             table(
                 "table4",
                 f"Table 4: seconds of training and evaluation ± std, NTM benchmarks {laptop}",
                 NTM_TASKS,
                 "seconds",
-                PAPER_SECONDS,
             ),
             table(
                 "table5",
                 f"Table 5: seconds of training and evaluation ± std, languages {laptop}",
                 LANGUAGE_TASKS,
                 "seconds",
-                PAPER_SECONDS,
             ),
             large(
                 "table6",
                 f"Table 6: test MAE ± std of the plain outputs of ESNs with {LARGE_ESN} neurons",
                 "mae",
-                PAPER_MAE_1024,
             ),
             large(
                 "table7",
                 f"Table 7: seconds of training and evaluation ± std, ESNs with {LARGE_ESN} "
                 f"neurons {laptop}",
                 "seconds",
-                PAPER_SECONDS_1024,
             ),
             Table(
                 "thresholded",
@@ -572,12 +556,12 @@ class Paassen2021(Experiment):
         columns: list[str] = []
         ordered = sorted(
             records,
-            key=lambda r: (is_large_esn(r.spec.config), MODELS.index(r.spec.model), r.spec.task),
+            key=lambda r: (r.spec.tags["large"], MODELS.index(r.spec.tags["model"]), r.spec.task),
         )
         for record in ordered:
             params = record.artifacts["params"]
-            label = row_label(record.spec.model, is_large_esn(record.spec.config))
-            row = rows.setdefault(f"{label} / {record.spec.task}", {})
+            tags = record.spec.tags
+            row = rows.setdefault(f"{row_label(tags['model'], tags['large'])} / {tags['task']}", {})
             for name, value in params.items():
                 row[name] = Cell(float(value), seeds=(record.spec.seed,))
                 if name not in columns:
@@ -591,7 +575,7 @@ class Paassen2021(Experiment):
         )
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
-        groups = _groups(records)
+        groups = group(records, "model", "large", "task")
         compare = not any(r.spec.profile == "smoke" for r in records)
         lines = []
         for big in (False, True):
@@ -612,8 +596,9 @@ class Paassen2021(Experiment):
                     f"({', '.join(bold) or 'none'})"
                 )
                 if compare:
-                    printed = PAPER_BOLD_1024 if big else PAPER_BOLD
-                    theirs = [t for t in tasks if (model, t) in printed]
+                    theirs = [
+                        t for t in tasks if (paper := paper_mae(model, t, big)) and paper.bold
+                    ]
                     line += (
                         f"; the paper's Table{' 6' if big else 's 2-3'} bold-face "
                         f"{len(theirs)} ({', '.join(theirs) or 'none'})"
@@ -671,23 +656,6 @@ class Paassen2021(Experiment):
             "the paper's protocol: 20 random hyperparameter sets x 3 data sets, then 10 "
             f"repeats; deep models 10,000 epochs of one word each; {neurons}"
         )
-
-
-def _groups(records: Sequence[RunRecord]) -> dict[tuple[str, bool, str], list[RunRecord]]:
-    """The records by (model, whether a 1024-neuron ESN, task)."""
-    groups: dict[tuple[str, bool, str], list[RunRecord]] = defaultdict(list)
-    for record in records:
-        spec = record.spec
-        groups[(spec.model, is_large_esn(spec.config), spec.task)].append(record)
-    return groups
-
-
-QUICK_SEEDS = {False: 5, True: 2}  # repeats of the reservoir models, of the deep models
-QUICK_LARGE_SEEDS = 2  # repeats of the 1024-neuron ESNs: each fit takes about 5 s
-QUICK_EPOCHS = 300
-SMOKE: dict[str, Any] = {"n_train": 8, "n_test": 4, "neurons": 27, "steps": 3, "theta": 8.0}
-SMOKE_MODELS = ("LDN-ESN", "LDN-RSM", "GRU", "DSM")
-SMOKE_TASKS = ("dyck1", "copy")
 
 
 def figure2_states(seed: int = 0, words: int = 300) -> tuple[np.ndarray, np.ndarray]:

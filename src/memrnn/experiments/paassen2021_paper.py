@@ -6,25 +6,23 @@ runtime of training and evaluation in seconds on a 2017 laptop (Tables 4, 5 and 
 A cell the paper prints in bold ("mean and standard deviation below 10^-2") is marked
 ``*`` below; the flags are kept as printed because the rounded numbers cannot recover
 them (Table 3 bolds rand-ESN's JSON "0.01 ± 0.00" but not CRJ-ESN's).
+
+``PAPER`` holds them as the report's tables lay them out: Tables 2-5 a row per model and
+a column per data set, Tables 6 and 7 a row per data set and a column per ESN.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
+from memrnn.experiments.tables import PaperTables, Printed
 from memrnn.tasks.rsm_benchmarks import LANGUAGE_TASKS, NTM_TASKS, TASKS
 
-MODELS = (
-    "rand-ESN",
-    "CRJ-ESN",
-    "LDN-ESN",
-    "GRU",
-    "SRNN",
-    "DSM",
-    "rand-RSM",
-    "CRJ-RSM",
-    "LDN-RSM",
-)
+Model = Literal[
+    "rand-ESN", "CRJ-ESN", "LDN-ESN", "GRU", "SRNN", "DSM", "rand-RSM", "CRJ-RSM", "LDN-RSM"
+]
+MODELS: tuple[Model, ...] = get_args(Model)
 ESN_MODELS = MODELS[:3]
 
 # Tables 2-5: one row per model in MODELS order, "mean std" per task
@@ -97,51 +95,40 @@ _TABLE_7 = """
 6.59 0.63 | 1.78 0.26 | 4.03 0.26
 """
 
-Numbers = dict[str, dict[str, tuple[float, float]]]
 
-
-def _cells(text: str, rows: Sequence[str]) -> list[list[tuple[float, float, bool]]]:
-    """(mean, std, bold) per cell of a table of one line per entry of ``rows``."""
+def _parse(text: str, rows: Sequence[str], columns: Sequence[str]) -> dict[str, dict[str, Printed]]:
+    """A table of one line per entry of ``rows``, one "mean std" cell per entry of
+    ``columns`` (a ``*`` before the mean: printed in bold)."""
     lines = text.strip().splitlines()
     if len(lines) != len(rows):
         raise ValueError(f"a table has {len(lines)} rows for {len(rows)} entries")
-    parsed = []
-    for line in lines:
-        row = []
-        for cell in line.split("|"):
+    parsed: dict[str, dict[str, Printed]] = {}
+    for row, line in zip(rows, lines, strict=True):
+        cells = line.split("|")
+        if len(cells) != len(columns):
+            raise ValueError(f"row {row}: {len(cells)} cells for {len(columns)}")
+        parsed[row] = {}
+        for column, cell in zip(columns, cells, strict=True):
             mean, std = cell.split()
-            row.append((float(mean.lstrip("*")), float(std), mean.startswith("*")))
-        parsed.append(row)
+            parsed[row][column] = Printed(float(mean.lstrip("*")), float(std), mean.startswith("*"))
     return parsed
 
 
-def _parse(
-    *tables: tuple[str, Sequence[str]], models: Sequence[str] = MODELS, by_task: bool = False
-) -> tuple[Numbers, frozenset[tuple[str, str]]]:
-    """{model: {task: (mean, std)}} and the bold (model, task) cells of tables with one
-    line per model and one column per task, or (``by_task``) the other way round."""
-    parsed: Numbers = {model: {} for model in models}
-    bold = set()
-    for text, tasks in tables:
-        lines, columns = (tasks, models) if by_task else (models, tasks)
-        for line_name, cells in zip(lines, _cells(text, lines), strict=True):
-            if len(cells) != len(columns):
-                raise ValueError(f"row {line_name}: {len(cells)} cells for {len(columns)}")
-            for column, (mean, std, is_bold) in zip(columns, cells, strict=True):
-                model, task = (column, line_name) if by_task else (line_name, column)
-                parsed[model][task] = (mean, std)
-                if is_bold:
-                    bold.add((model, task))
-    return parsed, frozenset(bold)
+PAPER: PaperTables = {
+    "table2": _parse(_TABLE_2, MODELS, NTM_TASKS),
+    "table3": _parse(_TABLE_3, MODELS, LANGUAGE_TASKS),
+    "table4": _parse(_TABLE_4, MODELS, NTM_TASKS),
+    "table5": _parse(_TABLE_5, MODELS, LANGUAGE_TASKS),
+    "table6": _parse(_TABLE_6, TASKS, ESN_MODELS),
+    "table7": _parse(_TABLE_7, TASKS, ESN_MODELS),
+}
+"""Tables 2 and 3 (test MAE) and 4 and 5 (seconds): PAPER[table][model][task]; Tables 6
+(test MAE) and 7 (seconds) of the ESNs with 1024 neurons: PAPER[table][task][model]."""
 
 
-PAPER_MAE, PAPER_BOLD = _parse((_TABLE_2, NTM_TASKS), (_TABLE_3, LANGUAGE_TASKS))
-"""PAPER_MAE[model][task] = (mean, std) of the test MAE (Tables 2 and 3); PAPER_BOLD the
-(model, task) cells printed in bold there."""
-PAPER_SECONDS, _ = _parse((_TABLE_4, NTM_TASKS), (_TABLE_5, LANGUAGE_TASKS))
-"""PAPER_SECONDS[model][task] = (mean, std) of the runtime in seconds (Tables 4 and 5)."""
-PAPER_MAE_1024, PAPER_BOLD_1024 = _parse((_TABLE_6, TASKS), models=ESN_MODELS, by_task=True)
-"""The ESNs with 1024 neurons (Appendix A, Table 6): PAPER_MAE_1024[model][task] = (mean,
-std) of the test MAE; PAPER_BOLD_1024 the cells printed in bold."""
-PAPER_SECONDS_1024, _ = _parse((_TABLE_7, TASKS), models=ESN_MODELS, by_task=True)
-"""PAPER_SECONDS_1024[model][task] = (mean, std) of the runtime in seconds (Table 7)."""
+def paper_mae(model: str, task: str, large: bool) -> Printed | None:
+    """The paper's test MAE of ``model`` on ``task``: Table 2 or 3, or Table 6 for the
+    ESNs with 1024 neurons (``large``); None where the paper has no such cell."""
+    if large:
+        return PAPER["table6"].get(task, {}).get(model)
+    return PAPER["table2" if task in NTM_TASKS else "table3"].get(model, {}).get(task)

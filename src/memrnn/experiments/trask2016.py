@@ -33,17 +33,21 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from torch import Tensor, nn
 
-from memrnn.experiments.base import (
+from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grid import Grid, grid_runs
+from memrnn.experiments.tables import (
     Cell,
-    Experiment,
-    Profile,
-    RunRecord,
-    RunSpec,
+    PaperTables,
+    Printed,
     Table,
-    TrainConfig,
+    group,
+    in_order,
+    mean_cell,
+    paper_number,
 )
 from memrnn.models.checks import check_inputs
-from memrnn.models.controller import MemoryRNN
+from memrnn.models.controller import CellKind, MemoryRNN
 from memrnn.tasks.reversal import ReversalBatch, ReversalTask
 
 # The gate values Trask (2016) printed. Naive run: d_t = 1.0 at every step and these u_t;
@@ -113,14 +117,20 @@ def _tutorial(*gates: float) -> dict[str, float]:
     return {**dict(zip(GATE_COLUMNS, gates, strict=False)), "stack_use": stack_use(*gates)}
 
 
-TUTORIAL_GATES = {
-    "naive": _tutorial(1.0, float(np.mean(_NAIVE_POP)), 1.0, float(np.mean(_NAIVE_POP))),
-    "tutorial-fix": _tutorial(
-        float(np.mean(_FIXED_PUSH[:5])),
-        float(np.mean(_FIXED_POP[:5])),
-        float(np.mean(_FIXED_PUSH[5:])),
-        float(np.mean(_FIXED_POP[5:])),
-    ),
+# The tutorial's numbers, as the gates table lays them out: the means of its traces.
+PAPER: PaperTables = {
+    "gates": {
+        variant: {column: Printed(value) for column, value in gates.items()}
+        for variant, gates in {
+            "naive": _tutorial(1.0, float(np.mean(_NAIVE_POP)), 1.0, float(np.mean(_NAIVE_POP))),
+            "tutorial-fix": _tutorial(
+                float(np.mean(_FIXED_PUSH[:5])),
+                float(np.mean(_FIXED_POP[:5])),
+                float(np.mean(_FIXED_PUSH[5:])),
+                float(np.mean(_FIXED_POP[5:])),
+            ),
+        }.items()
+    }
 }
 ACCURACY_COLUMNS = ["train_token_acc", "train_seq_acc", "long_token_acc", "long_seq_acc"]
 
@@ -155,6 +165,38 @@ VARIANTS = {
     "tutorial-fix": Variant(1.0, -1.0, bias_range=0.2, autoencoder=True),
 }
 
+# Each variant over seeds; what changes with the profile.
+_VARIANT_AXIS = tuple(VARIANTS)
+PROFILES: dict[Profile, Grid] = {
+    "smoke": Grid(
+        {"variant": _VARIANT_AXIS, "seed": (0,)},
+        {
+            "steps": 20,
+            "eval_every": 10,
+            "checkpoint_every": 10,
+            "batch_size": 10,
+            "eval_size": 10,
+            "max_length": 3,
+            "long_length": 5,
+        },
+    ),
+    "quick": Grid(
+        {"variant": _VARIANT_AXIS, "seed": (0, 1, 2, 3, 4)},
+        {"steps": 1500, "eval_every": 250, "checkpoint_every": 250},
+    ),
+    "paper": Grid(
+        {"variant": _VARIANT_AXIS, "seed": tuple(range(10))},
+        {
+            "steps": 15000,
+            "lr": 0.003,
+            "eval_every": 1000,
+            "checkpoint_every": 1000,
+            "max_length": 10,
+            "long_length": 20,
+        },
+    ),
+}
+
 
 @dataclass(frozen=True)
 class Trask2016Config(TrainConfig):
@@ -184,7 +226,7 @@ class Trask2016Config(TrainConfig):
     hidden_size: int = 8
     output_hidden: int = 8
     memory_width: int = 4
-    cell: str = "rnn"
+    cell: CellKind = "rnn"
     push_bias: float = 0.0
     pop_bias: float = 0.0
     bias_range: float = 0.0
@@ -202,8 +244,6 @@ class Trask2016Config(TrainConfig):
                 f"and {self.max_length}"
             )
         self.require_positive("long_length")
-        if self.cell not in ("rnn", "lstm"):
-            raise ValueError(f"cell: expected rnn or lstm, got {self.cell!r}")
         if not self.bias_range >= 0:
             raise ValueError(f"bias_range: must not be negative, got {self.bias_range}")
 
@@ -293,7 +333,7 @@ class ReversalRun:
             config.hidden_size,
             config.memory_width,
             memory="stack",
-            cell=config.cell,  # type: ignore[arg-type]
+            cell=config.cell,
             output_hidden=config.output_hidden,
             push_bias=push_bias,
             pop_bias=pop_bias,
@@ -369,31 +409,7 @@ class ReversalRun:
         }
 
 
-_PROFILES: dict[str, dict[str, Any]] = {
-    "smoke": {
-        "seeds": (0,),
-        "steps": 20,
-        "eval_every": 10,
-        "checkpoint_every": 10,
-        "batch_size": 10,
-        "eval_size": 10,
-        "max_length": 3,
-        "long_length": 5,
-    },
-    "quick": {"seeds": (0, 1, 2, 3, 4), "steps": 1500, "eval_every": 250, "checkpoint_every": 250},
-    "paper": {
-        "seeds": tuple(range(10)),
-        "steps": 15000,
-        "lr": 0.003,
-        "eval_every": 1000,
-        "checkpoint_every": 1000,
-        "max_length": 10,
-        "long_length": 20,
-    },
-}
-
-
-class Trask2016(Experiment):
+class Trask2016(TrainedExperiment[Trask2016Config]):
     name = "trask2016"
     title = "A neural stack learns to reverse sequences, or fails to use its stack"
     reproduces = (
@@ -405,32 +421,22 @@ class Trask2016(Experiment):
     reference = "tutorial"
 
     def runs(self, profile: Profile) -> list[RunSpec]:
-        settings = dict(_PROFILES[profile])
-        seeds = settings.pop("seeds")
-        specs = []
-        for variant, start in VARIANTS.items():
-            for seed in seeds:
-                config = Trask2016Config(seed=seed, **dataclasses.asdict(start), **settings)
-                specs.append(
-                    RunSpec(
-                        self.name,
-                        f"{variant}/seed{seed}",
-                        profile,
-                        config.to_dict(),
-                        model=f"{config.cell.upper()}+Stack",
-                        task="reversal",
-                    )
-                )
-        return specs
+        return grid_runs(
+            self,
+            profile,
+            PROFILES[profile],
+            name="{variant}/seed{seed}",
+            labels=lambda c: (f"{c.cell.upper()}+Stack", "reversal"),
+            settings=lambda point: dataclasses.asdict(VARIANTS[point["variant"]]),
+        )
 
-    def build(self, config: TrainConfig, device: torch.device) -> ReversalRun:
-        if not isinstance(config, Trask2016Config):
-            raise TypeError(f"trask2016 needs a Trask2016Config, got {type(config).__name__}")
-        return ReversalRun(config, device)
+    def build(self, config: Trask2016Config, context: RunContext) -> ReversalRun:
+        return ReversalRun(config, context.device)
 
     def scale(self, profile: Profile) -> str:
-        s = {**Trask2016Config().to_dict(), **_PROFILES[profile]}
-        seeds = len(s["seeds"])
+        grid = PROFILES[profile]
+        s = {**Trask2016Config().to_dict(), **grid.settings}
+        seeds = len({point["seed"] for point in grid.points()})
         ours = (
             f"{seeds} seed{'s' if seeds > 1 else ''} per variant; {s['steps']} steps of "
             f"{s['batch_size']} sequences, lengths {s['min_length']}-{s['max_length']} over "
@@ -449,30 +455,20 @@ class Trask2016(Experiment):
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         by_variant = _by_variant(records)
-
-        def cell(runs: list[RunRecord], key: str, paper: float | None = None) -> Cell:
-            values = [r.metrics[key] for r in runs if key in r.metrics]
-            return Cell(
-                float(np.mean(values)) if values else None,
-                paper,
-                tuple(r.spec.seed for r in runs),
-                sum(r.wall_seconds for r in runs),
-            )
-
         gates = {
             variant: {
-                key: cell(runs, key, TUTORIAL_GATES.get(variant, {}).get(key))
+                key: mean_cell(runs, key, paper=paper_number(PAPER, "gates", variant, key))
                 for key in GATE_COLUMNS
             }
             for variant, runs in by_variant.items()
         }
         accuracy = {
-            variant: {key: cell(runs, key) for key in ACCURACY_COLUMNS}
+            variant: {key: mean_cell(runs, key) for key in ACCURACY_COLUMNS}
             for variant, runs in by_variant.items()
         }
         counts = {
             variant: {
-                "seeds": Cell(len(runs), None, tuple(r.spec.seed for r in runs)),
+                "seeds": Cell(len(runs), seeds=tuple(r.spec.seed for r in runs)),
                 "use the stack": Cell(sum(r.metrics["stack_use"] > 0.5 for r in runs)),
                 "generalise": Cell(sum(r.metrics["long_seq_acc"] > 0.9 for r in runs)),
             }
@@ -561,7 +557,4 @@ class Trask2016(Experiment):
 
 def _by_variant(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
     """Records grouped by variant, in the order of ``VARIANTS``, each sorted by seed."""
-    groups: dict[str, list[RunRecord]] = {}
-    for record in sorted(records, key=lambda r: r.spec.seed):
-        groups.setdefault(record.spec.name.split("/")[0], []).append(record)
-    return {variant: groups[variant] for variant in VARIANTS if variant in groups}
+    return in_order(group(records, "variant"), VARIANTS)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from memrnn.errors import UserError
-from memrnn.experiments.base import TrainConfig
+from memrnn.experiments.config import TrainConfig, choices, describe_choices, field_types
 
 C = TypeVar("C", bound=TrainConfig)
 _TRUE = {"true", "yes", "1", "on"}
@@ -17,6 +17,12 @@ _FALSE = {"false", "no", "0", "off"}
 
 def _parse(key: str, raw: str, kind: Any) -> Any:
     """Convert the text ``raw`` to the field's type, or raise a UserError naming ``key``."""
+    allowed = choices(kind)
+    if allowed is not None:
+        for value in allowed:
+            if str(value) == raw:
+                return value
+        raise UserError(f"--set {key}={raw}: expected {describe_choices(allowed)}")
     try:
         if kind is bool:
             if raw.lower() in _TRUE:
@@ -35,13 +41,9 @@ def _parse(key: str, raw: str, kind: Any) -> Any:
     raise TypeError(f"setting {key} has a type the command line cannot parse: {kind}")
 
 
-def _field_types(config_type: type[TrainConfig]) -> dict[str, Any]:
-    return typing.get_type_hints(config_type)
-
-
 def with_overrides(config: C, assignments: Sequence[str]) -> C:
     """A copy of ``config`` with each ``key=value`` applied, validated."""
-    types = _field_types(type(config))
+    types = field_types(type(config))
     changes: dict[str, Any] = {}
     for item in assignments:
         key, sep, raw = item.partition("=")
@@ -62,7 +64,7 @@ def with_overrides(config: C, assignments: Sequence[str]) -> C:
 
 def config_from_mapping(config_type: type[C], values: Mapping[str, Any]) -> C:
     """Build and validate a config from stored values (JSON: lists become tuples)."""
-    types = _field_types(config_type)
+    types = field_types(config_type)
     unknown = sorted(set(values) - set(types))
     if unknown:
         raise UserError(f"{config_type.__name__}: unknown settings {', '.join(unknown)}")

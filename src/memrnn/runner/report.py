@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -9,7 +10,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memrnn.experiments.base import PROFILES, Experiment, RunRecord, Table
+from memrnn.experiments.base import PROFILE_NAMES, Experiment, Profile, RunRecord
+from memrnn.experiments.tables import Table
 from memrnn.io import write_atomic
 from memrnn.runner.store import ResultsStore
 
@@ -39,7 +41,8 @@ def _table_markdown(table: Table, reference: str) -> list[str]:
                 shown.append("")
             elif cell.paper is not None:
                 ours = _bold(_fmt(cell.value, cell.std), cell.bold)
-                shown.append(f"{ours} ({_bold(_fmt(cell.paper, cell.paper_std), cell.paper_bold)})")
+                paper = cell.paper
+                shown.append(f"{ours} ({_bold(_fmt(paper.value, paper.std), paper.bold)})")
             else:
                 shown.append(_bold(_fmt(cell.value, cell.std), cell.bold))
         lines.append("| " + " | ".join([row_name, *shown]) + " |")
@@ -59,10 +62,10 @@ def _results(
             "column": column,
             "value": cell.value,
             "std": cell.std,
-            "paper_value": cell.paper,
-            "paper_std": cell.paper_std,
+            "paper_value": None if cell.paper is None else cell.paper.value,
+            "paper_std": None if cell.paper is None else cell.paper.std,
             "bold": cell.bold,
-            "paper_bold": cell.paper_bold,
+            "paper_bold": cell.paper is not None and cell.paper.bold,
             "seed": list(cell.seeds),
             "profile": profile,
             "wall_seconds": cell.wall_seconds,
@@ -90,12 +93,19 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
     ]
     written = []
     for experiment in experiments:
-        for profile in PROFILES:
+        for profile in PROFILE_NAMES:
             # Only the runs the experiment defines now: a run made with other settings
-            # (the store keeps it) is another computation and would stand twice.
-            current = {spec.key for spec in experiment.runs(profile)}
+            # (the store keeps it) is another computation and would stand twice. Each
+            # takes the spec the experiment gives it now: its tags are labels outside the
+            # key, and a run stored before its tags changed (or before runs had tags) is
+            # still the same computation.
+            current = {spec.key: spec for spec in experiment.runs(profile)}
             stored = store.records(experiment.name, profile)
-            records = [r for r in stored if r.spec.key in current]
+            records = [
+                dataclasses.replace(r, spec=current[r.spec.key])
+                for r in stored
+                if r.spec.key in current
+            ]
             if not records:
                 continue
             lines += _section_header(experiment, profile, records)
@@ -151,7 +161,7 @@ _SMOKE_NOTE = [
 
 
 def _section_header(
-    experiment: Experiment, profile: str, records: Sequence[RunRecord]
+    experiment: Experiment, profile: Profile, records: Sequence[RunRecord]
 ) -> list[str]:
     wall = sum(r.wall_seconds for r in records)
     versions = sorted({r.code_version for r in records})
@@ -161,7 +171,7 @@ def _section_header(
         "",
         f"Reproduces: {experiment.reproduces}",
         "",
-        f"Scale: {experiment.scale(profile)}",  # type: ignore[arg-type]
+        f"Scale: {experiment.scale(profile)}",
         "",
         *(_SMOKE_NOTE if profile == "smoke" else []),
         f"{len(records)} runs, seeds {', '.join(map(str, seeds))}, "

@@ -14,6 +14,7 @@ from memrnn.runner.sweep import Backend, Job, JobResult
 from memrnn.runner.version import code_version
 
 STORE_NAME = "store.sqlite"
+DATA_NAME = "data"  # the data folder's default, inside the output folder
 
 
 @dataclass
@@ -38,12 +39,15 @@ def reproduce(
     backend: Backend,
     *,
     threads: int = 1,
+    data: Path | None = None,
     on_result: Callable[[JobResult, int, int], None] | None = None,
 ) -> Summary:
     """Run every run of ``profile`` not already finished in ``out``, then write the report.
 
+    The runs keep the data sets they make once under ``data`` (default: ``out/data``).
     A run left 'running' or 'failed' by an earlier call resumes from its checkpoint.
     """
+    data = out / DATA_NAME if data is None else data
     summary = Summary()
     with ResultsStore(out / STORE_NAME) as store:
         jobs = []
@@ -53,9 +57,8 @@ def reproduce(
                 if store.status(spec.key) == "finished":
                     summary.skipped += 1
                     continue
-                jobs.append(
-                    Job(experiment_path(experiment), spec, checkpoint_path(out, spec), threads)
-                )
+                checkpoint = checkpoint_path(out, spec)
+                jobs.append(Job(experiment_path(experiment), spec, checkpoint, threads, data))
         version = code_version()
         for job in jobs:
             store.start(job.spec, version)

@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS runs (
     model        TEXT NOT NULL,
     task         TEXT NOT NULL,
     config       TEXT NOT NULL,
+    tags         TEXT NOT NULL DEFAULT '{}',
     seed         INTEGER NOT NULL,
     code_version TEXT NOT NULL,
     started      REAL NOT NULL,
@@ -56,6 +57,9 @@ class ResultsStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+        if "tags" not in columns:  # a store written before runs had tags
+            self._db.execute("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '{}'")
 
     def close(self) -> None:
         self._db.close()
@@ -80,11 +84,12 @@ class ResultsStore:
         """Record that ``spec`` is running (again, if it crashed or failed before)."""
         with self._transaction() as db:
             db.execute(
-                """INSERT INTO runs (key, experiment, name, profile, model, task, config, seed,
-                                     code_version, started, status)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')
+                """INSERT INTO runs (key, experiment, name, profile, model, task, config, tags,
+                                     seed, code_version, started, status)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')
                    ON CONFLICT (key) DO UPDATE SET status = 'running', started = excluded.started,
-                       code_version = excluded.code_version, ended = NULL, error = NULL""",
+                       code_version = excluded.code_version, ended = NULL, error = NULL,
+                       tags = excluded.tags""",
                 (
                     spec.key,
                     spec.experiment,
@@ -93,6 +98,7 @@ class ResultsStore:
                     spec.model,
                     spec.task,
                     json.dumps(dict(spec.config), sort_keys=True),
+                    json.dumps(dict(spec.tags)),
                     spec.seed,
                     code_version,
                     time.time(),
@@ -120,7 +126,7 @@ class ResultsStore:
             )
 
     def runs(self, experiment: str | None = None) -> list[dict[str, Any]]:
-        """Every run's row as a dict (config parsed), optionally of one experiment."""
+        """Every run's row as a dict (config and tags parsed), optionally of one experiment."""
         query = "SELECT * FROM runs" + (" WHERE experiment = ?" if experiment else "")
         cursor = self._db.execute(
             query + " ORDER BY experiment, profile, name", (experiment,) if experiment else ()
@@ -128,7 +134,7 @@ class ResultsStore:
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         for row in rows:
-            row["config"] = json.loads(row["config"])
+            row["config"], row["tags"] = json.loads(row["config"]), json.loads(row["tags"])
         return rows
 
     def history(self, key: str) -> list[tuple[int, str, float]]:
@@ -152,6 +158,7 @@ class ResultsStore:
                 row["config"],
                 row["model"],
                 row["task"],
+                tags=row["tags"],
             )
             metrics = dict(
                 self._db.execute(

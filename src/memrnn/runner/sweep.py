@@ -24,7 +24,8 @@ from memrnn.experiments.base import RunOutput, RunSpec
 
 @dataclass(frozen=True)
 class Job:
-    """One run to execute: what, where to checkpoint, how many CPU threads to use.
+    """One run to execute: what, where to checkpoint, where its data caches are, how
+    many CPU threads to use.
 
     ``experiment`` is the experiment class's import path ("module:Class"), so that a
     worker process can build it without sharing the driver's memory.
@@ -34,6 +35,7 @@ class Job:
     spec: RunSpec
     checkpoint: Path
     threads: int = 1
+    data: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def execute_job(job: Job) -> JobResult:
         # NumPy's BLAS too: workers side by side must not each take every core, or they
         # slow each other down and the runtimes they record mean little
         with threadpool_limits(limits=job.threads):
-            output = run(experiment, config, checkpoint=job.checkpoint, resume=True)
+            output = run(experiment, config, data=job.data, checkpoint=job.checkpoint, resume=True)
     except Exception:
         return JobResult(job.spec, None, traceback.format_exc())
     return JobResult(job.spec, output)

@@ -12,12 +12,20 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from memrnn.experiments.base import Experiment, RunOutput, TrainConfig
+from memrnn.experiments.base import (
+    Experiment,
+    FittedExperiment,
+    RunContext,
+    RunOutput,
+    TrainedExperiment,
+)
+from memrnn.experiments.config import TrainConfig
 from memrnn.training import LoopSettings, StepReport, train_loop
 
 _DATA, _EVAL, _ARTIFACTS = 1, 2, 3  # stream labels for np.random.default_rng([seed, label, ...])
@@ -56,24 +64,37 @@ def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch
     return torch.optim.SGD(params, lr=lr, weight_decay=decay)
 
 
+def run_context(
+    config: TrainConfig,
+    data: Path | None,
+    checkpoint: Path | None = None,
+    resume: bool = False,
+) -> RunContext:
+    """The context of a run of ``config``: its device resolved, its data folder, and for a
+    fitted run its checkpoint."""
+    return RunContext(resolve_device(config.device), data, checkpoint, resume)
+
+
 def train(
-    experiment: Experiment,
+    experiment: TrainedExperiment[Any],
     config: TrainConfig,
     *,
+    data: Path | None = None,
     checkpoint: Path | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutput:
     """Train one run of ``experiment`` and return its final metrics, history and artifacts.
 
+    ``data`` is the folder where the run keeps data sets it makes once (None: in memory).
     With ``checkpoint``, state is written there every ``config.checkpoint_every`` steps
     and at the end; with ``resume`` too, training continues from that file if it exists.
     """
-    config.validate()
+    _check_config(experiment, config)
     started = time.perf_counter()
-    device = resolve_device(config.device)
+    context = run_context(config, data)
     torch.manual_seed(config.seed)
-    run = experiment.build(config, device)
+    run = experiment.build(config, context)
     settings = LoopSettings(
         steps=config.steps,
         clip=config.clip,
@@ -81,7 +102,7 @@ def train(
         checkpoint_every=config.checkpoint_every,
         patience=config.patience,
         monitor=config.monitor,
-        monitor_mode=config.monitor_mode,  # type: ignore[arg-type]
+        monitor_mode=config.monitor_mode,
     )
 
     def report(step: StepReport) -> None:
@@ -114,16 +135,41 @@ def train(
 
 
 def run(
-    experiment: Experiment,
+    experiment: Experiment[Any],
     config: TrainConfig,
     *,
+    data: Path | None = None,
     checkpoint: Path | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutput:
-    """One run of ``experiment``: its own ``fit_run`` if it has one, else ``train``."""
+    """One run of ``experiment``, by its kind: a ``FittedExperiment`` carries it out itself
+    (given ``checkpoint`` and ``resume`` in its context; ``on_progress`` does not apply),
+    a ``TrainedExperiment``'s is trained by ``train``."""
+    if isinstance(experiment, FittedExperiment):
+        _check_config(experiment, config)
+        return experiment.fit_run(config, run_context(config, data, checkpoint, resume))
+    if isinstance(experiment, TrainedExperiment):
+        return train(
+            experiment,
+            config,
+            data=data,
+            checkpoint=checkpoint,
+            resume=resume,
+            on_progress=on_progress,
+        )
+    raise TypeError(
+        "experiment: expected a TrainedExperiment or a FittedExperiment, got "
+        f"{type(experiment).__name__}"
+    )
+
+
+def _check_config(experiment: Experiment[Any], config: TrainConfig) -> None:
+    """Raise TypeError unless ``config`` is the experiment's kind of config, and
+    ValueError naming a field with a bad value."""
+    if not isinstance(config, experiment.config_type):
+        raise TypeError(
+            f"config: {experiment.name} needs a {experiment.config_type.__name__}, "
+            f"got {type(config).__name__}"
+        )
     config.validate()
-    fitted = experiment.fit_run(config)
-    if fitted is not None:
-        return fitted
-    return train(experiment, config, checkpoint=checkpoint, resume=resume, on_progress=on_progress)

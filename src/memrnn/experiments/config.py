@@ -1,0 +1,96 @@
+"""The settings every run has, and the checks that name a bad one.
+
+A field whose type is ``Literal[...]`` has fixed choices: ``validate`` refuses any other
+value by name, for every subclass, and ``memrnn ... --set`` parses it against the same
+choices. Experiments extend ``TrainConfig`` with their own fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
+MonitorMode = Literal["min", "max"]
+
+
+def choices(kind: Any) -> tuple[Any, ...] | None:
+    """The values a ``Literal[...]`` type allows (None for any other type)."""
+    return typing.get_args(kind) if typing.get_origin(kind) is Literal else None
+
+
+def describe_choices(allowed: tuple[Any, ...]) -> str:
+    """ "a, b or c": the choices of a field, as its error messages list them."""
+    words = [str(value) for value in allowed]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def field_types(config_type: type[TrainConfig]) -> dict[str, Any]:
+    """Each field of ``config_type`` with its type, the annotations resolved."""
+    return typing.get_type_hints(config_type)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings every trained run has. Experiments extend this with their own fields.
+
+    Attributes:
+        seed: seeds the model's initialisation and the training data.
+        steps: optimiser steps.
+        batch_size: sequences per step.
+        optimizer: "adam", "adamw", "rmsprop" or "sgd".
+        lr: learning rate.
+        weight_decay: decoupled weight decay with "adamw" (Loshchilov and Hutter), an L2
+            penalty with the others (PyTorch's ``weight_decay`` argument); 0 turns it off.
+        clip: clip the gradient's global norm to this (0 turns clipping off).
+        eval_every: evaluate every this many steps (0: only at the end).
+        checkpoint_every: write a checkpoint every this many steps (0: never).
+        patience: stop after this many evaluations without improvement (0: never stop).
+        monitor: the metric that early stopping and "best" refer to.
+        monitor_mode: "max" if larger is better, else "min".
+        device: "auto" (CUDA when present), "cpu", "cuda" or "cuda:N".
+    """
+
+    seed: int = 0
+    steps: int = 1000
+    batch_size: int = 10
+    optimizer: Optimizer = "adam"
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    clip: float = 1.0
+    eval_every: int = 100
+    checkpoint_every: int = 100
+    patience: int = 0
+    monitor: str = "loss"
+    monitor_mode: MonitorMode = "min"
+    device: str = "auto"
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first field whose value makes no sense."""
+        for name, kind in field_types(type(self)).items():
+            allowed = choices(kind)
+            if allowed is not None and getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"{name}: expected {describe_choices(allowed)}, got {getattr(self, name)!r}"
+                )
+        self.require_positive("steps", "batch_size")
+        for name in ("eval_every", "checkpoint_every", "patience", "clip"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"lr: must be positive, got {self.lr}")
+        if not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay: must not be negative, got {self.weight_decay}")
+        if self.device != "auto" and not self.device.startswith(("cpu", "cuda")):
+            raise ValueError(f"device: expected auto, cpu or cuda[:N], got {self.device!r}")
+
+    def require_positive(self, *names: str) -> None:
+        """Raise ValueError naming the first of the int fields ``names`` that is below 1."""
+        for name in names:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

@@ -1,0 +1,43 @@
+"""TrainConfig: fields with fixed choices are checked by name, in every subclass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pytest
+
+from memrnn.experiments.config import TrainConfig, choices, describe_choices, field_types
+
+
+@dataclass(frozen=True)
+class _Shaped(TrainConfig):
+    shape: Literal["round", "square"] = "round"
+    size: int = 1
+
+
+def test_choices_of_a_literal_and_of_other_types() -> None:
+    types = field_types(_Shaped)
+    assert choices(types["shape"]) == ("round", "square")
+    assert choices(types["optimizer"]) == ("adam", "adamw", "rmsprop", "sgd")
+    assert choices(types["size"]) is None and choices(types["monitor"]) is None
+    assert describe_choices(("a",)) == "a" and describe_choices(("a", "b", "c")) == "a, b or c"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"shape": "oval"}, "shape: expected round or square, got 'oval'"),
+        ({"optimizer": "lbfgs"}, "optimizer: expected adam, adamw, rmsprop or sgd, got 'lbfgs'"),
+        ({"monitor_mode": "up"}, "monitor_mode: expected min or max, got 'up'"),
+        ({"steps": 0}, "steps: must be at least 1, got 0"),
+    ],
+)
+def test_validate_names_the_field(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        _Shaped(**settings).validate()
+    assert str(error.value) == message
+
+
+def test_a_valid_config_passes() -> None:
+    _Shaped(shape="square", optimizer="sgd", monitor_mode="max").validate()
