@@ -23,10 +23,10 @@ from torch.nn.utils.rnn import pad_sequence
 from memrnn.estimators.base import as_sequences
 from memrnn.estimators.rsm import _check_teacher
 from memrnn.estimators.torch_estimator import (
+    LOSSES,
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
-    check_output_kind,
     decide_outputs,
     output_loss,
     output_values,
@@ -34,8 +34,8 @@ from memrnn.estimators.torch_estimator import (
     torch_threads,
 )
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
-from memrnn.reservoir.reservoirs import _check_int
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+from memrnn.validation import check_choice, check_int
 
 
 @dataclass(frozen=True)
@@ -182,11 +182,11 @@ class DeepStackMachine(_TorchEstimator):
         for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
             _check_teacher(i, x, teacher, len(codes))
         outputs = as_sequences("y.outputs", [t.outputs for t in y], "outputs")
-        output = check_output_kind("output", self.output)
+        output = check_choice("output", self.output, LOSSES)
         if output == "bce":
             check_binary_targets("y.outputs", outputs)
-        hidden = _check_int("hidden_size", self.hidden_size)
-        _check_int("max_actions", self.max_actions)
+        hidden = check_int("hidden_size", self.hidden_size, 1)
+        check_int("max_actions", self.max_actions, 1)
         how = self._check_training()
         words = [_word(i, x, t) for i, (x, t) in enumerate(zip(xs, y, strict=True))]
         max_pop = max(int(w.pops.max()) for w in words)

@@ -33,8 +33,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import SharedKernel, fit_classifiers
-from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+from memrnn.reservoir.reservoirs import Reservoir
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+from memrnn.validation import RandomState, check_choice, check_float, check_int
 
 
 class _Stack(Protocol):
@@ -215,11 +216,10 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
         for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
             _check_teacher(i, x, teacher, len(codes))
-        if self.output not in ("svm", "ridge"):
-            raise ValueError(f"output: expected svm or ridge, got {self.output!r}")
-        C = _check_float("C", self.C, positive=True)
-        gamma = _check_float("gamma_factor", self.gamma_factor, positive=True)
-        _check_int("max_actions", self.max_actions)
+        check_choice("output", self.output, ("svm", "ridge"))
+        C = check_float("C", self.C, above=0)
+        gamma = check_float("gamma_factor", self.gamma_factor, above=0)
+        check_int("max_actions", self.max_actions, 1)
         reservoir = self._build_reservoir(n)
         sets = TrainingSets()
         stack_type = ReencodingStack if reencode else StackEncoder
@@ -239,7 +239,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             targets += list(outputs.T)
         self.c_shift_, *c_out = fit_classifiers(steps, targets, C, gamma)
         if self.output == "ridge":
-            alpha = _check_float("alpha", self.alpha, nonnegative=True)
+            alpha = check_float("alpha", self.alpha, 0)
             self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
             self._step_kernel = SharedKernel([self.c_shift_])
         else:
