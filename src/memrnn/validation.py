@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -89,12 +89,13 @@ def check_sizes(**sizes: object) -> None:
         check_int(name, size, 1)
 
 
-def check_choice(name: str, value: T, choices: Collection[T]) -> T:
-    """``value``; ValueError naming ``name`` and listing ``choices`` unless it is one."""
+def check_choice(name: str, value: object, choices: Collection[T]) -> T:
+    """``value``, typed as one of ``choices`` (a tuple of literals narrows it to their
+    type); ValueError naming ``name`` and listing ``choices`` unless it is one."""
     if value not in choices:
         listed = ", ".join(str(c) for c in choices)
         raise ValueError(f"{name}: expected one of {listed}, got {value!r}")
-    return value
+    return cast(T, value)
 
 
 def check_int_range(
