@@ -15,6 +15,8 @@ from memrnn.validation import (
     check_generator,
     check_int,
     check_int_range,
+    check_random_state,
+    check_sizes,
     is_int,
     is_number,
 )
@@ -67,8 +69,25 @@ def test_accepted_values_come_back_as_python_types() -> None:
         (lambda: check_distribution("b", (1.0,), 2), "b: expected 2 positive numbers"),
         (lambda: check_distribution("b", "ab", 2), "b: expected 2 positive numbers"),
         (lambda: check_generator("rng", 0), "rng: expected a numpy.random.Generator, got 0"),
+        (lambda: check_sizes(a=1, b=0, c=-1), "b: expected an int >= 1, got 0"),
+        (lambda: check_sizes(a=np.int64(2), b=True), "b: expected an int >= 1, got True"),
+        (lambda: check_random_state("seed", -1), "seed: expected an int >= 0, a numpy.random"),
+        (lambda: check_random_state("seed", 1.0), "seed: expected an int >= 0, .* got 1.0"),
+        (lambda: check_random_state("seed", True), "seed: expected an int >= 0, .* got True"),
     ],
 )
 def test_bad_values_are_refused_by_name(call: Callable[[], object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_random_state_is_a_seed_a_generator_or_none() -> None:
+    rng = np.random.default_rng(5)
+    assert check_random_state("random_state", rng) is rng
+    seeded = check_random_state("random_state", np.int64(7)).random(3)
+    assert np.array_equal(seeded, np.random.default_rng(7).random(3))
+    fresh = check_random_state("random_state", None)
+    assert isinstance(fresh, np.random.Generator) and fresh is not rng
+    before = np.random.get_state()[1].copy()  # type: ignore[index]  # noqa: NPY002
+    check_random_state("random_state", None).random()  # leaves the global state alone
+    assert np.array_equal(np.random.get_state()[1], before)  # type: ignore[index]  # noqa: NPY002

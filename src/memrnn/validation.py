@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 
 T = TypeVar("T")
+
+RandomState = int | np.integer | np.random.Generator | None
+"""Where random draws come from: a seed (an int >= 0), a ``numpy.random.Generator``
+(used as it is), or None for fresh entropy."""
 
 
 def is_int(value: object) -> bool:
@@ -79,12 +83,19 @@ def check_float(
     return float(value)  # type: ignore[arg-type]
 
 
-def check_choice(name: str, value: T, choices: Collection[T]) -> T:
-    """``value``; ValueError naming ``name`` and listing ``choices`` unless it is one."""
+def check_sizes(**sizes: object) -> None:
+    """ValueError naming the first of ``sizes`` (name=value) that is not an int >= 1."""
+    for name, size in sizes.items():
+        check_int(name, size, 1)
+
+
+def check_choice(name: str, value: object, choices: Collection[T]) -> T:
+    """``value``, typed as one of ``choices`` (a tuple of literals narrows it to their
+    type); ValueError naming ``name`` and listing ``choices`` unless it is one."""
     if value not in choices:
         listed = ", ".join(str(c) for c in choices)
         raise ValueError(f"{name}: expected one of {listed}, got {value!r}")
-    return value
+    return cast(T, value)
 
 
 def check_int_range(
@@ -116,6 +127,21 @@ def check_generator(name: str, value: object) -> np.random.Generator:
     if not isinstance(value, np.random.Generator):
         raise ValueError(f"{name}: expected a numpy.random.Generator, got {value!r}")
     return value
+
+
+def check_random_state(name: str, value: object) -> np.random.Generator:
+    """The generator ``value`` stands for as a :data:`RandomState`: a seed starts a new
+    one, a generator is used as it is, None draws fresh entropy; ValueError naming
+    ``name`` for anything else. The global NumPy random state is never touched."""
+    if isinstance(value, np.random.Generator):
+        return value
+    if value is None:
+        return np.random.default_rng()
+    if not is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(
+            f"{name}: expected an int >= 0, a numpy.random.Generator or None, got {value!r}"
+        )
+    return np.random.default_rng(int(value))  # type: ignore[call-overload]
 
 
 def _bounds(minimum: int | None, maximum: int | None) -> str:

@@ -205,14 +205,14 @@ def test_predict_rejects_a_different_width() -> None:
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"reservoir": "lstm"}, "reservoir: expected one of ('ldn', 'crj', 'random'), got 'lstm'"),
-        ({"alpha": -1.0}, "alpha: must be >= 0"),
-        ({"reservoir": "random", "n_neurons": 0}, "n_neurons: expected an integer >= 1"),
+        ({"reservoir": "lstm"}, "reservoir: expected one of ldn, crj, random, got 'lstm'"),
+        ({"alpha": -1.0}, "alpha: expected a finite number >= 0, got -1.0"),
+        ({"reservoir": "random", "n_neurons": 0}, "n_neurons: expected an int >= 1"),
         ({"reservoir": "crj", "n_neurons": 5, "jump_length": 1}, "jump_length: must lie in"),
         ({"reservoir": "ldn", "n_neurons": 1}, "n_neurons: an LDN needs at least one neuron"),
-        ({"reservoir": "ldn", "degree": 0}, "degree: expected an integer >= 1"),
-        ({"reservoir": "ldn", "theta": 0.0}, "theta: must be > 0"),
-        ({"reservoir": "random", "sparsity": 2.0}, "sparsity: the fraction of nonzero"),
+        ({"reservoir": "ldn", "degree": 0}, "degree: expected an int >= 1"),
+        ({"reservoir": "ldn", "theta": 0.0}, "theta: expected a finite number > 0, got 0.0"),
+        ({"reservoir": "random", "sparsity": 2.0}, "sparsity: expected a finite number in (0, 1]"),
     ],
 )
 def test_fit_rejects_bad_hyperparameters(params: dict[str, object], message: str) -> None:

@@ -125,11 +125,15 @@ def test_estimator_contract_and_errors() -> None:
         rsm.fit([x], [teacher], nonterminals=np.full((1, 3), np.nan))
     with pytest.raises(ValueError, match=r"X\[0\]: expected a 2-D"):
         rsm.fit([np.ones(3)], [teacher], nonterminals=codes)
+    with pytest.raises(ValueError, match="y: expected a list of StackTeacher"):
+        rsm.fit([x], teacher, nonterminals=codes)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="nonterminals: cannot be read as a float array"):
+        rsm.fit([x], [teacher], nonterminals=[["a", "b", "c"]])  # type: ignore[arg-type]
     bad = StackTeacher([[(0, NO_PUSH)], [], [], [], []], teacher.shift, teacher.outputs)
     with pytest.raises(ValueError, match=r"action \(0, -1\) at step 0 is not allowed"):
         rsm.fit([x], [bad], nonterminals=codes)
     rsm.fit([x], [teacher], nonterminals=codes)
-    with pytest.raises(ValueError, match=r"X\[0\]: has 2 features, expected 3"):
+    with pytest.raises(ValueError, match=r"X\[0\]: has 2 features but the fitted machine has 3"):
         rsm.predict([np.ones((3, 2))])
 
 

@@ -99,7 +99,7 @@ def test_bad_arguments() -> None:
         IRNN(37, 10, 8, readout=0)
     with pytest.raises(ValueError, match="inner_steps: expected an int >= 1, got 0"):
         FastWeightsRNN(7, 3, 6, inner_steps=0)
-    with pytest.raises(ValueError, match="decay: lambda"):
+    with pytest.raises(ValueError, match=r"decay: expected a finite number in \[0, 1\], got 1\.5"):
         FastWeightsRNN(7, 3, 6, decay=1.5)
     with pytest.raises(ValueError, match="form: expected"):
         FastWeightsRNN(7, 3, 6, form="dense")  # type: ignore[arg-type]

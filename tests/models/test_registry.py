@@ -94,7 +94,7 @@ def test_defaults_are_small_and_options_override_them() -> None:
     assert registered_model("gru").defaults == {"hidden_size": 32}
     with pytest.raises(ValueError, match="memory: 'stack_lstm' stands for memory='stack'"):
         build_model("stack_lstm", 7, 4, memory="queue")
-    with pytest.raises(ValueError, match=r"name: expected one of \['alstm'"):
+    with pytest.raises(ValueError, match="name: expected one of alstm, "):
         build_model("transformer", 7, 4)
     with pytest.raises(ValueError, match="output_size: expected an int >= 1, got 0"):
         build_model("gru", 7, 0)

@@ -90,7 +90,7 @@ def test_parameter_counts_match_appendix_d(kind: str, hidden: int) -> None:
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="output_hidden: without the o' layer"):
         MemoryRNN(5, 3, 7, 4, output_hidden=11, o_prime_layer=False)
-    with pytest.raises(ValueError, match="layers: expected at least 1"):
+    with pytest.raises(ValueError, match="layers: expected an int >= 1, got 0"):
         DeepLSTM(9, 7, layers=0)
     with pytest.raises(ValueError, match="memory: expected one of"):
         MemoryAugmentedLSTM(9, 7, memory="heap")  # type: ignore[arg-type]

@@ -63,9 +63,9 @@ def test_placeholder_reads_like_an_input_step() -> None:
 
 def test_bad_arguments() -> None:
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match=r"length: must lie in 1 \.\. depth = 20, got 21"):
+    with pytest.raises(ValueError, match=r"length: expected an int in 1\.\.20, got 21"):
         copy_example(rng, 21)
-    with pytest.raises(ValueError, match="repeats: must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="repeats: expected an int >= 1, got 0"):
         copy_example(rng, 3, repeats=0)
 
 

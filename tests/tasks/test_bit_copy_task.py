@@ -39,7 +39,7 @@ def test_repeat_copy_tests_with_more_repeats() -> None:
 
 def test_bad_arguments() -> None:
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="max_length: at most 20 bit vectors, got 21"):
+    with pytest.raises(ValueError, match="max_length: expected an int <= 20, got 21"):
         BitCopyTask().sample_batch(rng, 2, 1, 21)
     with pytest.raises(ValueError, match="min_repeats: expected an int >= 1, got 0"):
         BitRepeatCopyTask(min_repeats=0)

@@ -124,7 +124,7 @@ def test_bad_arguments_are_named(name: str) -> None:
     task = make_task(name)
     low, high = task.train_lengths
     rng = np.random.default_rng(0)
-    with pytest.raises(TypeError, match=r"rng: expected a numpy\.random\.Generator"):
+    with pytest.raises(ValueError, match=r"rng: expected a numpy\.random\.Generator, got 0"):
         task.sample_batch(0, 2, low, high)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch_size: expected an int >= 1, got 0"):
         task.sample_batch(rng, 0, low, high)

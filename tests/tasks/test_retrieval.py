@@ -56,6 +56,8 @@ def test_malformed_examples_are_refused(text: str) -> None:
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match=r"pairs: expected an int in 1\.\.26"):
         sample(np.random.default_rng(0), 3, 27)
+    with pytest.raises(ValueError, match="n: expected an int >= 0, got -1"):
+        sample(np.random.default_rng(0), -1)
     with pytest.raises(ValueError, match="'!' is not a symbol"):
         from_text("a1??a!")
 

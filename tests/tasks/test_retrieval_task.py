@@ -40,5 +40,5 @@ def test_error_by_hand() -> None:
 
 
 def test_at_most_26_pairs() -> None:
-    with pytest.raises(ValueError, match="max_length: at most 26 pairs, got 27"):
+    with pytest.raises(ValueError, match="max_length: expected an int <= 26, got 27"):
         RetrievalTask().sample_batch(np.random.default_rng(0), 2, 1, 27)

@@ -152,7 +152,7 @@ def test_batch_is_frozen() -> None:
 
 
 def test_rng_must_be_a_generator() -> None:
-    with pytest.raises(TypeError, match="rng"):
+    with pytest.raises(ValueError, match=r"rng: expected a numpy\.random\.Generator"):
         ReversalTask().sample(np.random.RandomState(0), 2, 3)  # type: ignore[arg-type]
 
 

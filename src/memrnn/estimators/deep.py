@@ -19,10 +19,10 @@ from torch.nn.utils.rnn import pad_sequence
 
 from memrnn.estimators.base import aligned_sequences, as_sequences
 from memrnn.estimators.torch_estimator import (
+    LOSSES,
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
-    check_output_kind,
     decide_outputs,
     output_loss,
     output_values,
@@ -31,7 +31,7 @@ from memrnn.estimators.torch_estimator import (
 )
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.stack_rnn import SuperpositionStackRNN
-from memrnn.reservoir.reservoirs import _check_int
+from memrnn.validation import check_choice, check_int
 
 _MODELS = ("gru", "srnn")
 
@@ -106,20 +106,19 @@ class DeepSequenceModel(_TorchEstimator):
                 for ``loss="bce"``.
         """
         xs, ys = aligned_sequences(X, Y)
-        if self.model not in _MODELS:
-            raise ValueError(f"model: expected one of {_MODELS}, got {self.model!r}")
-        loss = check_output_kind("loss", self.loss)
+        check_choice("model", self.model, _MODELS)
+        loss = check_choice("loss", self.loss, LOSSES)
         if loss == "bce":
             check_binary_targets("Y", ys)
-        hidden = _check_int("hidden_size", self.hidden_size)
+        hidden = check_int("hidden_size", self.hidden_size, 1)
         how = self._check_training()
         n, n_out = xs[0].shape[1], ys[0].shape[1]
         module: nn.Module
         if self.model == "gru":
             module = seeded(how.seed, lambda: GRUNetwork(n, n_out, hidden))
         else:
-            width = _check_int("stack_width", self.stack_width)
-            depth = _check_int("stack_depth", self.stack_depth)
+            width = check_int("stack_width", self.stack_width, 1)
+            depth = check_int("stack_depth", self.stack_depth, 1)
             module = seeded(how.seed, lambda: SuperpositionStackRNN(n, n_out, hidden, width, depth))
         inputs = [torch.as_tensor(x, dtype=torch.float32)[None] for x in xs]
         targets = [torch.as_tensor(y, dtype=torch.float32)[None] for y in ys]

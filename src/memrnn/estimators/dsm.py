@@ -20,13 +20,12 @@ from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pad_sequence
 
-from memrnn.estimators.base import as_sequences
-from memrnn.estimators.rsm import _check_teacher
+from memrnn.estimators.base import as_sequences, teaching_data
 from memrnn.estimators.torch_estimator import (
+    LOSSES,
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
-    check_output_kind,
     decide_outputs,
     output_loss,
     output_values,
@@ -34,8 +33,8 @@ from memrnn.estimators.torch_estimator import (
     torch_threads,
 )
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
-from memrnn.reservoir.reservoirs import _check_int
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+from memrnn.validation import check_choice, check_int
 
 
 @dataclass(frozen=True)
@@ -165,28 +164,14 @@ class DeepStackMachine(_TorchEstimator):
             y: the desired stack behaviour and outputs for each sequence.
             nonterminals: (K, n) the vectors pushed for nonterminal indices 0 .. K-1.
         """
-        xs = as_sequences("X", X, "features")
+        xs, y, codes = teaching_data(X, y, nonterminals)
         n = xs[0].shape[1]
-        try:
-            codes = np.asarray(nonterminals, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"nonterminals: cannot be read as a float array ({err})") from None
-        if codes.ndim != 2 or codes.shape[1] != n:
-            raise ValueError(f"nonterminals: expected shape (K, {n}), got {codes.shape}")
-        if not np.all(np.isfinite(codes)):
-            raise ValueError("nonterminals: contains NaN or inf")
-        if not isinstance(y, list | tuple):
-            raise ValueError(f"y: expected a list of StackTeacher, got {type(y).__name__}")
-        if len(y) != len(xs):
-            raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
-        for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
-            _check_teacher(i, x, teacher, len(codes))
         outputs = as_sequences("y.outputs", [t.outputs for t in y], "outputs")
-        output = check_output_kind("output", self.output)
+        output = check_choice("output", self.output, LOSSES)
         if output == "bce":
             check_binary_targets("y.outputs", outputs)
-        hidden = _check_int("hidden_size", self.hidden_size)
-        _check_int("max_actions", self.max_actions)
+        hidden = check_int("hidden_size", self.hidden_size, 1)
+        check_int("max_actions", self.max_actions, 1)
         how = self._check_training()
         words = [_word(i, x, t) for i, (x, t) in enumerate(zip(xs, y, strict=True))]
         max_pop = max(int(w.pops.max()) for w in words)

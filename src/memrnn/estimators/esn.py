@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.estimators.base import aligned_sequences, as_sequences
 from memrnn.estimators.reservoir_params import ReservoirParams
-from memrnn.reservoir.reservoirs import RandomState, _check_float
+from memrnn.validation import RandomState, check_float
 
 
 class EchoStateNetwork(ReservoirParams, BaseEstimator):
@@ -83,7 +83,7 @@ class EchoStateNetwork(ReservoirParams, BaseEstimator):
             Y: target sequences, each (T_i, L), aligned with X step by step.
         """
         Xs, Ys = aligned_sequences(X, Y)
-        alpha = _check_float("alpha", self.alpha, nonnegative=True)
+        alpha = check_float("alpha", self.alpha, 0)
         reservoir = self._build_reservoir(Xs[0].shape[1])
         H = np.concatenate([reservoir.states(x) for x in Xs])
         readout = Ridge(alpha=alpha).fit(H, np.concatenate(Ys))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from memrnn.estimators.base import store_params
 from memrnn.reservoir.constructions import crj_reservoir, ldn_reservoir, random_reservoir
-from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_int
+from memrnn.reservoir.reservoirs import Reservoir
+from memrnn.validation import RandomState, check_choice, check_int
 
 _KINDS = ("ldn", "crj", "random")
 
@@ -34,6 +35,7 @@ class ReservoirParams:
     _store_params = store_params
 
     def _build_reservoir(self, n_inputs: int) -> Reservoir:
+        check_choice("reservoir", self.reservoir, _KINDS)
         if self.reservoir == "random":
             return random_reservoir(
                 n_inputs,
@@ -52,16 +54,14 @@ class ReservoirParams:
                 jump_length=self.jump_length,
                 input_weight=self.input_weight,
             )
-        if self.reservoir == "ldn":
-            if self.degree is None:
-                m = _check_int("n_neurons", self.n_neurons)
-                if m < n_inputs:
-                    raise ValueError(
-                        f"n_neurons: an LDN needs at least one neuron per input channel, "
-                        f"got {m} neurons for {n_inputs} channels"
-                    )
-                degree = m // n_inputs
-            else:
-                degree = _check_int("degree", self.degree)
-            return ldn_reservoir(n_inputs, degree, self.theta, self.dt)
-        raise ValueError(f"reservoir: expected one of {_KINDS}, got {self.reservoir!r}")
+        if self.degree is None:  # the LDN, the one kind left
+            m = check_int("n_neurons", self.n_neurons, 1)
+            if m < n_inputs:
+                raise ValueError(
+                    f"n_neurons: an LDN needs at least one neuron per input channel, "
+                    f"got {m} neurons for {n_inputs} channels"
+                )
+            degree = m // n_inputs
+        else:
+            degree = check_int("degree", self.degree, 1)
+        return ldn_reservoir(n_inputs, degree, self.theta, self.dt)

@@ -23,7 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 from memrnn.estimators.base import as_sequences
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import fit_classifier
-from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+from memrnn.reservoir.reservoirs import Reservoir
+from memrnn.validation import RandomState, check_float, check_int
 
 
 def memory_states(
@@ -95,9 +96,9 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         """
         xs = as_sequences("X", X, "features")
         ys = as_sequences("Y", Y, "outputs")
-        rows = _check_int("rows", self.rows)
-        C = _check_float("C", self.C, positive=True)
-        alpha = _check_float("alpha", self.alpha, nonnegative=True)
+        rows = check_int("rows", self.rows, 1)
+        C = check_float("C", self.C, above=0)
+        alpha = check_float("alpha", self.alpha, 0)
         if len(ys) != len(xs) or len(addresses) != len(xs):
             raise ValueError(
                 f"Y and addresses: need one per sequence of X ({len(xs)}), got {len(ys)} "

@@ -31,10 +31,12 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
 from sklearn.utils.validation import check_is_fitted
 
+from memrnn.estimators.base import as_sequences, teaching_data
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import SharedKernel, fit_classifiers
-from memrnn.reservoir.reservoirs import RandomState, Reservoir, _check_float, _check_int
+from memrnn.reservoir.reservoirs import Reservoir
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+from memrnn.validation import RandomState, check_choice, check_float, check_int
 
 
 class _Stack(Protocol):
@@ -204,22 +206,12 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             reencode: re-encode the stack after each pop, as the printed algorithms do;
                 the result is the same, only slower (kept for the benchmark).
         """
-        xs = _check_sequences(X)
+        xs, y, codes = teaching_data(X, y, nonterminals)
         n = xs[0].shape[1]
-        codes = np.asarray(nonterminals, dtype=np.float64)
-        if codes.ndim != 2 or codes.shape[1] != n:
-            raise ValueError(f"nonterminals: expected shape (K, {n}), got {codes.shape}")
-        if not np.all(np.isfinite(codes)):
-            raise ValueError("nonterminals: contains NaN or inf")
-        if len(y) != len(xs):
-            raise ValueError(f"y: has {len(y)} teachers but X has {len(xs)} sequences")
-        for i, (x, teacher) in enumerate(zip(xs, y, strict=True)):
-            _check_teacher(i, x, teacher, len(codes))
-        if self.output not in ("svm", "ridge"):
-            raise ValueError(f"output: expected svm or ridge, got {self.output!r}")
-        C = _check_float("C", self.C, positive=True)
-        gamma = _check_float("gamma_factor", self.gamma_factor, positive=True)
-        _check_int("max_actions", self.max_actions)
+        check_choice("output", self.output, ("svm", "ridge"))
+        C = check_float("C", self.C, above=0)
+        gamma = check_float("gamma_factor", self.gamma_factor, above=0)
+        check_int("max_actions", self.max_actions, 1)
         reservoir = self._build_reservoir(n)
         sets = TrainingSets()
         stack_type = ReencodingStack if reencode else StackEncoder
@@ -239,7 +231,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             targets += list(outputs.T)
         self.c_shift_, *c_out = fit_classifiers(steps, targets, C, gamma)
         if self.output == "ridge":
-            alpha = _check_float("alpha", self.alpha, nonnegative=True)
+            alpha = check_float("alpha", self.alpha, 0)
             self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
             self._step_kernel = SharedKernel([self.c_shift_])
         else:
@@ -257,7 +249,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         the outputs are the same, only slower.
         """
         check_is_fitted(self)
-        xs = _check_sequences(X, self.n_features_in_)
+        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
         stack_type = ReencodingStack if reencode else StackEncoder
         reservoir = self.reservoir_
         stacks: list[_Stack] = [stack_type(reservoir) for _ in xs]
@@ -294,37 +286,3 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
                 if int(shifts[k]) > 0:
                     stacks[i].push(symbols[k])
         return outputs
-
-
-def _check_sequences(X: object, n: int | None = None) -> list[np.ndarray]:
-    if not isinstance(X, Sequence) or isinstance(X, str | bytes) or len(X) == 0:
-        raise ValueError("X: expected a non-empty list of (T, n) arrays")
-    xs: list[np.ndarray] = []
-    for i, x in enumerate(X):
-        a = np.asarray(x, dtype=np.float64)
-        if a.ndim != 2:
-            raise ValueError(f"X[{i}]: expected a 2-D (T, n) array, got shape {a.shape}")
-        width = n if n is not None else (xs[0].shape[1] if xs else a.shape[1])
-        if a.shape[1] != width:
-            raise ValueError(f"X[{i}]: has {a.shape[1]} features, expected {width}")
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"X[{i}]: contains NaN or inf")
-        xs.append(a)
-    return xs
-
-
-def _check_teacher(i: int, x: np.ndarray, teacher: object, n_nonterminals: int) -> None:
-    if not isinstance(teacher, StackTeacher):
-        raise ValueError(f"y[{i}]: expected a StackTeacher, got {type(teacher).__name__}")
-    steps = x.shape[0] + 1
-    if len(teacher.actions) != steps or len(teacher.shift) != steps:
-        raise ValueError(
-            f"y[{i}]: needs T + 1 = {steps} steps of actions and shifts, got "
-            f"{len(teacher.actions)} and {len(teacher.shift)}"
-        )
-    if np.asarray(teacher.outputs).ndim != 2 or len(teacher.outputs) != steps:
-        raise ValueError(f"y[{i}]: outputs must be ({steps}, L), got {np.shape(teacher.outputs)}")
-    for t, actions in enumerate(teacher.actions):
-        for j, a in actions:
-            if j < 0 or not NO_PUSH <= a < n_nonterminals or (j == 0 and a == NO_PUSH):
-                raise ValueError(f"y[{i}]: action {(j, a)} at step {t} is not allowed")

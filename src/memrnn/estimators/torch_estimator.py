@@ -18,8 +18,8 @@ from sklearn.base import BaseEstimator
 from torch import Tensor, nn
 
 from memrnn.estimators.base import store_params
-from memrnn.reservoir.reservoirs import _check_float, _check_int
 from memrnn.training import LoopSettings, StepReport, train_loop
+from memrnn.validation import check_float, check_int
 
 ProgressCallback = Callable[[int, float], None]
 """Called as ``progress(epoch, loss)``: the mean training loss since the last call."""
@@ -28,7 +28,8 @@ PROGRESS_EVERY = 100  # epochs between progress calls (and one after the last ep
 
 ModuleT = TypeVar("ModuleT", bound=nn.Module)
 
-_LOSSES = ("bce", "mse")
+LOSSES = ("bce", "mse")
+"""The output losses: ``bce`` on sigmoid outputs, ``mse`` on raw ones."""
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,15 @@ class _TorchEstimator(BaseEstimator):
         if self.random_state is None:
             seed = int(np.random.default_rng().integers(2**63))
         else:
-            seed = _check_int("random_state", self.random_state, minimum=0)
+            seed = check_int("random_state", self.random_state, 0)
         if self.progress is not None and not callable(self.progress):
             raise ValueError(f"progress: expected a callable or None, got {self.progress!r}")
         return _Training(
-            epochs=_check_int("epochs", self.epochs),
-            lr=_check_float("lr", self.lr, positive=True),
-            weight_decay=_check_float("weight_decay", self.weight_decay, nonnegative=True),
+            epochs=check_int("epochs", self.epochs, 1),
+            lr=check_float("lr", self.lr, above=0),
+            weight_decay=check_float("weight_decay", self.weight_decay, 0),
             seed=seed,
-            threads=None if self.threads is None else _check_int("threads", self.threads),
+            threads=None if self.threads is None else check_int("threads", self.threads, 1),
             progress=self.progress,
         )
 
@@ -172,13 +173,6 @@ def output_values(kind: str, outputs: np.ndarray) -> np.ndarray:
     if kind == "bce":
         return 1.0 / (1.0 + np.exp(-values))
     return values
-
-
-def check_output_kind(name: str, kind: object) -> str:
-    """The output loss ``kind`` if it is one of ``bce``/``mse``; else a ValueError."""
-    if kind not in _LOSSES:
-        raise ValueError(f"{name}: expected one of {_LOSSES}, got {kind!r}")
-    return str(kind)
 
 
 def check_binary_targets(name: str, targets: Sequence[np.ndarray]) -> None:

@@ -1,5 +1,5 @@
-"""Argument checks the trainable models share, raised with the argument's name, and the
-input kinds a model accepts."""
+"""Input checks the trainable models share, raised with the argument's name, and the
+input kinds a model accepts; their size checks are :func:`memrnn.validation.check_sizes`."""
 
 from __future__ import annotations
 
@@ -12,13 +12,6 @@ from memrnn.structures.checks import check_token_ids
 
 InputKind = Literal["tokens", "vectors"]
 """What a model reads: ``"tokens"``, integer ids (B, T); ``"vectors"``, float (B, T, F)."""
-
-
-def check_sizes(**sizes: object) -> None:
-    """Raise ValueError naming the first size that is not an int >= 1."""
-    for name, size in sizes.items():
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"{name}: expected an int >= 1, got {size!r}")
 
 
 def check_inputs(inputs: object, input_size: int, like: Tensor) -> Tensor:

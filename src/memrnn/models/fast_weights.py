@@ -30,9 +30,9 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.baselines import scaled_identity
-from memrnn.models.checks import check_sizes
 from memrnn.models.readout import ReadoutRNN, make_readout
 from memrnn.structures.checks import check_token_ids
+from memrnn.validation import check_choice, check_float, check_sizes
 
 Form = Literal["attention", "matrix"]
 Norm = Literal["sum", "slow"]
@@ -92,12 +92,9 @@ class FastWeightsRNN(ReadoutRNN):
     ) -> None:
         super().__init__(input_size, output_size, hidden_size, readout)
         check_sizes(inner_steps=inner_steps)
-        if not 0.0 <= decay <= 1.0:
-            raise ValueError(f"decay: lambda must lie in [0, 1], got {decay}")
-        if form not in ("attention", "matrix"):
-            raise ValueError(f"form: expected attention or matrix, got {form!r}")
-        if norm not in ("sum", "slow"):
-            raise ValueError(f"norm: expected sum or slow, got {norm!r}")
+        check_float("decay", decay, 0, 1)
+        check_choice("form", form, ("attention", "matrix"))
+        check_choice("norm", norm, ("sum", "slow"))
         self.decay, self.fast_lr = decay, fast_lr
         self.inner_steps, self.form, self.norm_over = inner_steps, form, norm
         self.C = nn.Embedding(input_size, hidden_size)

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.checks import InputKind, as_vectors
+from memrnn.validation import check_sizes
 
 
 class GRUNetwork(nn.Module):

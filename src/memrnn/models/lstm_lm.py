@@ -17,7 +17,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import check_sizes
+from memrnn.validation import check_sizes
 
 
 class LSTMLanguageModel(nn.Module):

@@ -14,7 +14,8 @@ from typing import ClassVar
 
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, check_sizes
+from memrnn.models.checks import InputKind
+from memrnn.validation import check_sizes
 
 
 def make_readout(width: int, units: int, output_size: int) -> nn.Sequential:

@@ -24,6 +24,7 @@ from typing import Any
 from torch import nn
 
 from memrnn.models.checks import InputKind
+from memrnn.validation import check_choice
 
 INPUT_KINDS: tuple[InputKind, ...] = ("tokens", "vectors")
 
@@ -89,15 +90,12 @@ def register_model(
 
 def registered_model(name: str) -> RegisteredModel:
     """The registry's entry for ``name``."""
-    if name not in _REGISTRY:
-        raise ValueError(f"name: expected one of {model_names()}, got {name!r}")
-    return _REGISTRY[name]
+    return _REGISTRY[check_choice("name", name, model_names())]
 
 
 def model_names(accepts: InputKind | None = None) -> list[str]:
     """The registered names, sorted; with ``accepts``, those that read that input kind."""
-    if accepts is not None and accepts not in INPUT_KINDS:
-        raise ValueError(f"accepts: expected one of {INPUT_KINDS} or None, got {accepts!r}")
+    check_choice("accepts", accepts, (*INPUT_KINDS, None))
     return sorted(n for n, e in _REGISTRY.items() if accepts is None or accepts in e.accepts)
 
 

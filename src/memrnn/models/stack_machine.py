@@ -28,7 +28,8 @@ from typing import ClassVar
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.checks import InputKind, as_vectors
+from memrnn.validation import check_int, check_sizes
 
 
 class GRUStack:
@@ -115,8 +116,7 @@ class DeepStackMachineNetwork(nn.Module):
             hidden_size=hidden_size,
             max_actions=max_actions,
         )
-        if isinstance(max_pop, bool) or not isinstance(max_pop, int) or max_pop < 0:
-            raise ValueError(f"max_pop: expected an int >= 0, got {max_pop!r}")
+        check_int("max_pop", max_pop, 0)
         if nonterminals is None:
             nonterminals = torch.zeros(0, input_size)
         if nonterminals.ndim != 2 or nonterminals.shape[1] != input_size:

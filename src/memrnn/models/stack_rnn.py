@@ -19,9 +19,10 @@ from typing import ClassVar, Literal
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.checks import InputKind, as_vectors
 from memrnn.models.trace import Trace
 from memrnn.structures.superposition import SuperpositionStack
+from memrnn.validation import check_choice, check_sizes
 
 CellKind = Literal["rnn", "gru", "lstm"]
 
@@ -62,8 +63,7 @@ class SuperpositionStackRNN(nn.Module):
             stack_depth=stack_depth,
         )
         cells = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}
-        if cell not in cells:
-            raise ValueError(f"cell: expected one of {sorted(cells)}, got {cell!r}")
+        check_choice("cell", cell, cells)
         self.input_size, self.hidden_size = input_size, hidden_size
         self.stack_width, self.stack_depth = stack_width, stack_depth
         self.cell_kind = cell

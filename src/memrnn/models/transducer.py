@@ -26,6 +26,7 @@ from memrnn.models.checks import InputKind
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
 from memrnn.models.trace import Trace
 from memrnn.structures.checks import check_token_ids
+from memrnn.validation import check_sizes
 
 
 class MemoryAugmentedLSTM(nn.Module):
@@ -125,8 +126,13 @@ class DeepLSTM(nn.Module):
         embedding: int = 64,
     ) -> None:  # fmt: skip
         super().__init__()
-        if layers < 1:
-            raise ValueError(f"layers: expected at least 1, got {layers}")
+        check_sizes(
+            input_vocab=input_vocab,
+            output_vocab=output_vocab,
+            hidden_size=hidden_size,
+            layers=layers,
+            embedding=embedding,
+        )
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
         self.embed = nn.Embedding(input_vocab, embedding)
         self.lstm = nn.LSTM(embedding, hidden_size, num_layers=layers, batch_first=True)

@@ -32,13 +32,8 @@ import functools
 import numpy as np
 import scipy.linalg
 
-from memrnn.reservoir.reservoirs import (
-    RandomState,
-    Reservoir,
-    _check_float,
-    _check_int,
-    _make_rng,
-)
+from memrnn.reservoir.reservoirs import Reservoir
+from memrnn.validation import RandomState, check_float, check_int, check_random_state
 
 # --------------------------------------------------------------------------------------
 # random Gaussian reservoir
@@ -68,14 +63,12 @@ def random_reservoir(
         input_scaling: the standard deviation of the entries of U (> 0).
         random_state: an int seed, a numpy Generator, or None for fresh entropy.
     """
-    n = _check_int("n_inputs", n_inputs)
-    m = _check_int("n_neurons", n_neurons)
-    rho = _check_float("spectral_radius", spectral_radius, positive=True)
-    density = _check_float("sparsity", sparsity, positive=True)
-    if density > 1:
-        raise ValueError(f"sparsity: the fraction of nonzero weights must be <= 1, got {density}")
-    scale = _check_float("input_scaling", input_scaling, positive=True)
-    rng = _make_rng(random_state)
+    n = check_int("n_inputs", n_inputs, 1)
+    m = check_int("n_neurons", n_neurons, 1)
+    rho = check_float("spectral_radius", spectral_radius, above=0)
+    density = check_float("sparsity", sparsity, above=0, maximum=1)
+    scale = check_float("input_scaling", input_scaling, above=0)
+    rng = check_random_state("random_state", random_state)
 
     U = rng.standard_normal((m, n)) * scale
     k = max(1, round(density * m))
@@ -102,7 +95,7 @@ def pi_digits(count: int) -> str:
     >>> pi_digits(10)
     '3141592653'
     """
-    count = _check_int("count", count)
+    count = check_int("count", count, 1)
     scale = 10 ** (count + 10)  # ten guard digits absorb the truncation of each term
 
     def arctan_inv(x: int) -> int:  # arctan(1/x) * scale
@@ -134,8 +127,8 @@ def crj_input_signs(n_inputs: int, n_neurons: int) -> np.ndarray:
     >>> crj_input_signs(2, 3).astype(int).tolist()
     [[-1, -1], [-1, -1], [1, 1]]
     """
-    n = _check_int("n_inputs", n_inputs)
-    m = _check_int("n_neurons", n_neurons)
+    n = check_int("n_inputs", n_inputs, 1)
+    m = check_int("n_neurons", n_neurons, 1)
     digits = np.frombuffer(pi_digits(m * n).encode("ascii"), dtype=np.uint8) - ord("0")
     return np.where(digits >= 5, 1.0, -1.0).reshape(m, n)
 
@@ -148,8 +141,8 @@ def crj_jumps(n_neurons: int, jump_length: int) -> list[tuple[int, int]]:
     >>> crj_jumps(6, 2)
     [(0, 2), (2, 4), (4, 0)]
     """
-    m = _check_int("n_neurons", n_neurons)
-    ell = _check_int("jump_length", jump_length)
+    m = check_int("n_neurons", n_neurons, 1)
+    ell = check_int("jump_length", jump_length, 1)
     # A jump between neurons that are neighbours on the cycle (l = 1 or l = m - 1) would
     # land on a cycle weight, and l = m would be a self-loop: only 2 <= l <= m - 2 is a
     # jump.
@@ -194,11 +187,11 @@ def crj_reservoir(
         jump_length: l, in [2, m - 2].
         input_weight: v > 0, the magnitude of every input weight.
     """
-    n = _check_int("n_inputs", n_inputs)
-    m = _check_int("n_neurons", n_neurons)
-    r_c = _check_float("cycle_weight", cycle_weight)
-    r_j = _check_float("jump_weight", jump_weight)
-    v = _check_float("input_weight", input_weight, positive=True)
+    n = check_int("n_inputs", n_inputs, 1)
+    m = check_int("n_neurons", n_neurons, 1)
+    r_c = check_float("cycle_weight", cycle_weight)
+    r_j = check_float("jump_weight", jump_weight)
+    v = check_float("input_weight", input_weight, above=0)
     links = crj_jumps(m, jump_length)
 
     W = np.zeros((m, m))
@@ -222,8 +215,8 @@ def ldn_continuous(degree: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
     the shifted Legendre polynomials that best fit u over the window [t - theta, t]:
     ``u(t - r theta) ~= sum_i P_i(2 r - 1) m_i(t)`` for r in [0, 1].
     """
-    d = _check_int("degree", degree)
-    th = _check_float("theta", theta, positive=True)
+    d = check_int("degree", degree, 1)
+    th = check_float("theta", theta, above=0)
     i = np.arange(d)[:, None]
     j = np.arange(d)[None, :]
     A = (2 * i + 1) * np.where(i < j, -1.0, (-1.0) ** (i - j + 1))
@@ -239,7 +232,7 @@ def ldn_discrete(degree: int, theta: float, dt: float = 1.0) -> tuple[np.ndarray
     exponential of the block matrix ``[[A, B], [0, 0]] dt`` (Van Loan's method).
     """
     A, B = ldn_continuous(degree, theta)
-    step = _check_float("dt", dt, positive=True)
+    step = check_float("dt", dt, above=0)
     d = A.shape[0]
     block = np.zeros((d + 1, d + 1))
     block[:d, :d] = A * step
@@ -263,7 +256,7 @@ def ldn_reservoir(n_inputs: int, degree: int, theta: float, dt: float = 1.0) -> 
         theta: the length of the remembered window, in the same time unit as dt.
         dt: the time between two inputs.
     """
-    n = _check_int("n_inputs", n_inputs)
+    n = check_int("n_inputs", n_inputs, 1)
     Ad, Bd = ldn_discrete(degree, theta, dt)
     eye = np.eye(n)
     return Reservoir(np.kron(eye, Bd), np.kron(eye, Ad), "identity")

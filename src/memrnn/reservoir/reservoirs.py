@@ -10,60 +10,15 @@ three constructions are in ``memrnn.reservoir.constructions``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from memrnn.validation import check_choice
+
 Activation = Literal["tanh", "identity"]
-RandomState = int | np.integer | np.random.Generator | None
-
 _ACTIVATIONS = ("tanh", "identity")
-
-
-# --------------------------------------------------------------------------------------
-# argument checks
-
-
-def _check_int(name: str, value: object, minimum: int = 1) -> int:
-    # bool is an int subclass; True as a neuron count is a mistake, not a 1
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_float(
-    name: str, value: object, *, positive: bool = False, nonnegative: bool = False
-) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name}: expected a real number, got {value!r}")
-    out = float(value)
-    if not math.isfinite(out):
-        raise ValueError(f"{name}: must be finite, got {out!r}")
-    if positive and out <= 0:
-        raise ValueError(f"{name}: must be > 0, got {out!r}")
-    if nonnegative and out < 0:
-        raise ValueError(f"{name}: must be >= 0, got {out!r}")
-    return out
-
-
-def _make_rng(random_state: RandomState) -> np.random.Generator:
-    """A NumPy Generator from an int seed, a Generator (used as is) or None (fresh entropy).
-
-    The global NumPy random state is never touched.
-    """
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None:
-        return np.random.default_rng()
-    if isinstance(random_state, bool) or not isinstance(random_state, int | np.integer):
-        raise ValueError(
-            f"random_state: expected an int, a numpy Generator or None, got {random_state!r}"
-        )
-    if random_state < 0:
-        raise ValueError(f"random_state: a seed must be >= 0, got {random_state!r}")
-    return np.random.default_rng(int(random_state))
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -106,8 +61,7 @@ class Reservoir:
                 raise ValueError(f"{name}: expected real numbers, got dtype {a.dtype}")
             if not np.all(np.isfinite(a)):
                 raise ValueError(f"{name}: contains NaN or inf")
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation: expected one of {_ACTIVATIONS}, got {self.activation!r}")
+        check_choice("activation", self.activation, _ACTIVATIONS)
         # frozen dataclass: bypass __setattr__ to store the read-only copies
         object.__setattr__(self, "U", _frozen(U))
         object.__setattr__(self, "W", _frozen(W))

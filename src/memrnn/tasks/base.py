@@ -35,7 +35,7 @@ from torch import Tensor
 
 from memrnn.tasks.scoring import check_outputs, class_hits, sequence_accuracy, value_hits
 from memrnn.tasks.stack_teacher import StackTeacher
-from memrnn.validation import is_int
+from memrnn.validation import check_generator, check_int, check_int_range
 
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 
@@ -137,19 +137,13 @@ class Task(ABC):
         from ``rng`` only: the same generator state gives the same batch.
 
         Raises:
-            TypeError: ``rng`` is not a ``numpy.random.Generator``.
-            ValueError: naming a bad count or length, or a range the task has no
-                sequence in.
+            ValueError: naming a generator that is not a ``numpy.random.Generator``, a
+                bad count or length, or a range the task has no sequence in.
         """
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
-        counts = {"batch_size": batch_size, "min_length": min_length, "max_length": max_length}
-        for name, value in counts.items():
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-        if min_length > max_length:
-            raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
-        return self._sample(rng, int(batch_size), int(min_length), int(max_length))
+        check_generator("rng", rng)
+        size = check_int("batch_size", batch_size, 1)
+        low, high = check_int_range(("min_length", "max_length"), min_length, max_length, 1)
+        return self._sample(rng, size, low, high)
 
     @abstractmethod
     def _sample(

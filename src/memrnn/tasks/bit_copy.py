@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
+from memrnn.validation import check_int
 
 BITS = 8
 END = BITS  # the index of the end-of-sequence channel
@@ -75,10 +76,8 @@ def copy_example(
     rng: np.random.Generator, length: int, repeats: int = 1, depth: int = 20
 ) -> CopyExample:
     """A sequence of ``length`` random 8-bit vectors copied ``repeats`` times."""
-    if not 1 <= length <= depth:
-        raise ValueError(f"length: must lie in 1 .. depth = {depth}, got {length}")
-    if repeats < 1:
-        raise ValueError(f"repeats: must be at least 1, got {repeats}")
+    check_int("length", length, 1, depth)
+    check_int("repeats", repeats, 1)
     bits = rng.integers(0, 2, size=(length, BITS)).astype(np.float64)
     steps = length + repeats * (length + 1)
     inputs = np.zeros((steps, BITS + 1))

@@ -21,7 +21,7 @@ from memrnn.tasks.rsm_benchmarks import (
     RSMBenchmarkTask,
     copy_dataset,
 )
-from memrnn.validation import is_int
+from memrnn.validation import check_int, check_int_range
 
 
 @register_task("rsm_copy")
@@ -52,8 +52,7 @@ class BitCopyTask(RSMBenchmarkTask):
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
     ) -> TaskBatch:
         # The heuristic's stack holds 20 symbols below the recall (bit_copy.copy_example).
-        if max_length > COPY_MAX_LENGTH:
-            raise ValueError(f"max_length: at most {COPY_MAX_LENGTH} bit vectors, got {max_length}")
+        check_int("max_length", max_length, maximum=COPY_MAX_LENGTH)
         lengths = (min_length, max_length)
         return copy_dataset(rng, batch_size, lengths, self.repeats).as_batch()
 
@@ -72,12 +71,9 @@ class BitRepeatCopyTask(BitCopyTask):
     train_lengths = test_lengths = (1, REPEAT_MAX_LENGTH)
 
     def __init__(self, min_repeats: int = 1, max_repeats: int = REPEATS[False]) -> None:
-        for name, value in (("min_repeats", min_repeats), ("max_repeats", max_repeats)):
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-        if min_repeats > max_repeats:
-            raise ValueError(f"min_repeats {min_repeats} is greater than max_repeats {max_repeats}")
-        self.min_repeats, self.max_repeats = int(min_repeats), int(max_repeats)
+        self.min_repeats, self.max_repeats = check_int_range(
+            ("min_repeats", "max_repeats"), min_repeats, max_repeats, 1
+        )
         self.repeats = (self.min_repeats, self.max_repeats)
 
     def __repr__(self) -> str:

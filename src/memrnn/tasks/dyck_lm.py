@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.validation import is_int
+from memrnn.validation import check_int
 
 PAD = -1  # padding id in token batches; ignored by the loss
 CONFIDENT = 0.8
@@ -61,8 +61,7 @@ def batch_mean_loss(model: nn.Module, strings: Sequence[np.ndarray], batch: int)
     """The mean over consecutive batches of ``batch`` strings of each batch's mean cross
     entropy per token: the development loss on which the authors' code keeps the best model
     and halves the learning rate (so a short batch weighs as much as a long one)."""
-    if not is_int(batch) or batch < 1:
-        raise ValueError(f"batch: expected an int >= 1, got {batch!r}")
+    check_int("batch", batch, 1)
     if not len(strings):
         raise ValueError("strings: expected at least one string")
     losses = [float(loss(model, tokens)) for tokens in batches(strings, batch)]

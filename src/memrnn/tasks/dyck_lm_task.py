@@ -22,7 +22,7 @@ from memrnn.languages.dyck import length_ranges, sample_string
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.dyck_lm import closing_scores
 from memrnn.tasks.registry import register_task
-from memrnn.validation import is_int
+from memrnn.validation import check_int, is_int
 
 
 @register_task("dyck_lm")
@@ -49,10 +49,7 @@ class DyckLMTask(Task):
         train_lengths: tuple[int, int] | None = None,
         test_lengths: tuple[int, int] | None = None,
     ) -> None:
-        for name, value in (("k", k), ("m", m)):
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-        self.k, self.m = int(k), int(m)
+        self.k, self.m = check_int("k", k, 1), check_int("m", m, 1)
         if train_lengths is None or test_lengths is None:
             table = length_ranges(self.m)
             train_lengths = table[0] if train_lengths is None else train_lengths

@@ -25,6 +25,7 @@ from memrnn.tasks.rsm_benchmarks import (
     RSMBenchmarkTask,
     language_dataset,
 )
+from memrnn.validation import check_choice
 
 LR1_TASKS = ("latch", *LANGUAGE_TASKS)
 
@@ -40,9 +41,7 @@ class LR1LanguageTask(RSMBenchmarkTask):
     test_lengths = TEST_LENGTHS
 
     def __init__(self, language: str) -> None:
-        if language not in LR1_TASKS:
-            raise ValueError(f"language: expected one of {', '.join(LR1_TASKS)}, got {language!r}")
-        self.language = language
+        self.language = check_choice("language", language, LR1_TASKS)
         self._coding = LR1Coding(automaton(language))
 
     def __repr__(self) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from memrnn.validation import check_int
+
 LETTERS = string.ascii_lowercase
 DIGITS = string.digits
 SYMBOLS = LETTERS + DIGITS + "?"
@@ -48,9 +50,8 @@ def sample(
     Raises:
         ValueError: ``pairs`` is not in 1..26 or ``n`` is negative.
     """
-    _check_pairs(pairs)
-    if n < 0:
-        raise ValueError(f"n: expected a count >= 0, got {n}")
+    check_int("pairs", pairs, 1, len(LETTERS))
+    check_int("n", n, 0)
     keys = np.argsort(rng.random((n, len(LETTERS))), axis=1)[:, :pairs]  # without replacement
     values = rng.integers(0, CLASSES, size=(n, pairs))
     asked = rng.integers(0, pairs, size=n)
@@ -156,8 +157,3 @@ def splits_from_arrays(arrays: Mapping[str, np.ndarray], seed: int, pairs: int) 
         if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
             raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
     return RetrievalSplits(pairs, seed, loaded["train"], loaded["validation"], loaded["test"])
-
-
-def _check_pairs(pairs: int) -> None:
-    if not isinstance(pairs, int) or isinstance(pairs, bool) or not 1 <= pairs <= len(LETTERS):
-        raise ValueError(f"pairs: expected an int in 1..{len(LETTERS)}, got {pairs!r}")

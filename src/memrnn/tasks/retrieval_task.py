@@ -16,6 +16,7 @@ from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.retrieval import CLASSES, DEFAULT_PAIRS, LETTERS, VOCAB_SIZE, sample
 from memrnn.tasks.scoring import class_hits
+from memrnn.validation import check_int
 
 
 @register_task("associative_retrieval")
@@ -43,8 +44,7 @@ class RetrievalTask(Task):
     def _sample(
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
     ) -> TaskBatch:
-        if max_length > len(LETTERS):
-            raise ValueError(f"max_length: at most {len(LETTERS)} pairs, got {max_length}")
+        check_int("max_length", max_length, maximum=len(LETTERS))  # pairs: one key a letter
         pairs = int(rng.integers(min_length, max_length + 1))
         inputs, answers = sample(rng, batch_size, pairs)
         targets = torch.full(inputs.shape, IGNORE_INDEX, dtype=torch.int64)

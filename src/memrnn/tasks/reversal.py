@@ -28,7 +28,7 @@ from torch import Tensor
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.scoring import class_hits, sequence_accuracy
-from memrnn.validation import is_int
+from memrnn.validation import check_generator, check_int
 
 # The lengths the trask2016 experiment trains on and measures generalisation at.
 TRAIN_LENGTHS = (2, 6)
@@ -68,9 +68,7 @@ class ReversalTask(Task):
     test_lengths = TEST_LENGTHS
 
     def __init__(self, vocab_size: int = 2) -> None:
-        if not is_int(vocab_size) or vocab_size < 2:
-            raise ValueError(f"vocab_size: expected an int >= 2, got {vocab_size!r}")
-        self.vocab_size = int(vocab_size)
+        self.vocab_size = check_int("vocab_size", vocab_size, 2)
 
     def __repr__(self) -> str:
         return f"ReversalTask(vocab_size={self.vocab_size})"
@@ -94,10 +92,9 @@ class ReversalTask(Task):
 
     def sample(self, rng: np.random.Generator, batch_size: int, length: int) -> ReversalBatch:
         """``batch_size`` sequences of ``length`` symbols, uniform and i.i.d. from ``rng``."""
-        _check_positive_int("batch_size", batch_size)
-        _check_positive_int("length", length)
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+        check_int("batch_size", batch_size, 1)
+        check_int("length", length, 1)
+        check_generator("rng", rng)
         k = self.vocab_size
         seq = torch.from_numpy(rng.integers(0, k, size=(batch_size, length), dtype=np.int64))
         return self.make_batch(seq)
@@ -137,8 +134,3 @@ class ReversalTask(Task):
         correct = class_hits(logits, batch.targets, scored)
         token = correct.sum().item() / max(int(scored.sum().item()), 1)
         return float(token), sequence_accuracy(correct, scored)
-
-
-def _check_positive_int(name: str, value: object) -> None:
-    if not is_int(value) or value < 1:  # type: ignore[operator]
-        raise ValueError(f"{name}: expected an int >= 1, got {value!r}")

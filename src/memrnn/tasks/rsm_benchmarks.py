@@ -32,6 +32,7 @@ from memrnn.tasks.bit_copy import nonterminal_codes as copy_nonterminals
 from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.scoring import mean_absolute_error
 from memrnn.tasks.stack_teacher import StackTeacher
+from memrnn.validation import check_choice, check_int
 
 LANGUAGE_TASKS = ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json")
 NTM_TASKS = ("latch", "copy", "repeat_copy")
@@ -89,7 +90,7 @@ class RSMBenchmarkTask(StackTask):
 
 def scored_rows(task: str, stack_outputs: np.ndarray) -> np.ndarray:
     """The rows of a stack machine's (T + 1, L) outputs that ``Dataset.targets`` holds."""
-    _check_task(task)
+    check_choice("task", task, TASKS)
     return stack_outputs[:-1] if task in COPY_TASKS else stack_outputs[1:]
 
 
@@ -104,9 +105,8 @@ def make_dataset(
     """``n`` sequences of ``task``, training lengths or (``test=True``) testing lengths;
     ``test_lengths`` changes the word lengths of a language's test set (the benchmark
     uses longer words for deeper stacks)."""
-    _check_task(task)
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n: expected an int >= 1, got {n!r}")
+    check_choice("task", task, TASKS)
+    check_int("n", n, 1)
     if task == "copy":
         return copy_dataset(rng, n, (1, COPY_MAX_LENGTH))
     if task == "repeat_copy":
@@ -158,8 +158,3 @@ def copy_dataset(
         copy_nonterminals(),
         binary=False,
     )
-
-
-def _check_task(task: str) -> None:
-    if task not in TASKS:
-        raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {task!r}")

@@ -66,7 +66,7 @@ from memrnn.languages.itg import ITG, sample_pair
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.transduction_metrics import coarse, fine
-from memrnn.validation import is_int
+from memrnn.validation import check_generator, check_int, check_int_range
 
 TASKS = ("copy", "reversal", "bigram_flip", "svo_sov", "conjugation")
 """The task names."""
@@ -151,8 +151,7 @@ class TransductionTask(Task):
                 raise ValueError(f"grammar: {name} draws its sources uniformly, not from a grammar")
             if vocab_size is None:
                 vocab_size = 128
-            if not is_int(vocab_size) or vocab_size < 1:
-                raise ValueError(f"vocab_size: expected an int >= 1, got {vocab_size!r}")
+            check_int("vocab_size", vocab_size, 1)
             self.grammar = None
             self.source_words = self.target_words = tuple(str(i) for i in range(vocab_size))
         # Word -> id, to turn the grammar's word pairs into ids.
@@ -265,15 +264,9 @@ class TransductionTask(Task):
             ValueError: a bad argument, a range with no even length for bigram flip, or an
                 ITG range that rejection cannot fill (``sample_pair``).
         """
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng: expected a numpy.random.Generator, got {rng!r}")
-        if not is_int(n) or n < 0:
-            raise ValueError(f"n: expected an int >= 0, got {n!r}")
-        for arg, value in (("min_length", min_length), ("max_length", max_length)):
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
-        if min_length > max_length:
-            raise ValueError(f"min_length {min_length} is greater than max_length {max_length}")
+        check_generator("rng", rng)
+        check_int("n", n, 0)
+        check_int_range(("min_length", "max_length"), min_length, max_length, 1)
         if self.grammar is not None:
             pairs = (sample_pair(self.grammar, rng, min_length, max_length) for _ in range(n))
             return [
@@ -340,8 +333,7 @@ def sample_batch(
     [min_length, max_length]; the same ``rng`` state gives the same batch."""
     if not isinstance(task, TransductionTask):
         raise ValueError(f"task: expected a TransductionTask, got {type(task).__name__}")
-    if not is_int(batch_size) or batch_size < 1:
-        raise ValueError(f"batch_size: expected an int >= 1, got {batch_size!r}")
+    check_int("batch_size", batch_size, 1)
     return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
 
 

@@ -25,13 +25,14 @@ from typing import ClassVar, Literal
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, as_vectors, check_sizes
+from memrnn.models.checks import InputKind, as_vectors
 from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.gates import MemoryGates
 from memrnn.models.controller.sequence import run_fused, run_stepwise
 from memrnn.models.trace import Trace
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
 from memrnn.structures.checks import check_tensor
+from memrnn.validation import check_choice, check_float, check_sizes
 
 MemoryKind = Literal["stack", "queue", "deque"]
 CellKind = Literal["rnn", "lstm"]
@@ -103,12 +104,9 @@ class MemoryRNN(nn.Module):
             memory_width=memory_width,
             output_hidden=output_hidden,
         )
-        if not gate_noise >= 0:
-            raise ValueError(f"gate_noise: expected a standard deviation >= 0, got {gate_noise}")
-        if memory not in MEMORIES:
-            raise ValueError(f"memory: expected one of {sorted(MEMORIES)}, got {memory!r}")
-        if cell not in CELLS:
-            raise ValueError(f"cell: expected one of {list(CELLS)}, got {cell!r}")
+        check_float("gate_noise", gate_noise, 0)  # a standard deviation
+        check_choice("memory", memory, sorted(MEMORIES))
+        check_choice("cell", cell, CELLS)
         self.input_size = input_size
         self.output_size = output_size
         self.hidden_size = hidden_size
