@@ -54,7 +54,9 @@ def test_bracket_closing_is_the_model_based_metric() -> None:
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="k: expected an int >= 1, got 0"):
         DyckLMTask(k=0)
-    with pytest.raises(ValueError, match=r"m: Table 2 of Hewitt et al. \(2020\) gives length ranges"):
+    with pytest.raises(
+        ValueError, match=r"m: Table 2 of Hewitt et al. \(2020\) gives length ranges"
+    ):
         DyckLMTask(m=4)
     DyckLMTask(m=4, train_lengths=(1, 9), test_lengths=(11, 21))
     with pytest.raises(ValueError, match=r"train_lengths: expected \(min, max\) ints"):
