@@ -24,7 +24,6 @@ from memrnn.estimators.torch_estimator import (
     check_binary_targets,
     check_output_kind,
     decide_outputs,
-    output_loss,
     output_values,
     seeded,
     torch_threads,
@@ -32,6 +31,7 @@ from memrnn.estimators.torch_estimator import (
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.stack_rnn import SuperpositionStackRNN
 from memrnn.reservoir.reservoirs import _check_int
+from memrnn.tasks.losses import output_loss
 
 _MODELS = ("gru", "srnn")
 

@@ -28,13 +28,13 @@ from memrnn.estimators.torch_estimator import (
     check_binary_targets,
     check_output_kind,
     decide_outputs,
-    output_loss,
     output_values,
     seeded,
     torch_threads,
 )
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
 from memrnn.reservoir.reservoirs import _check_int
+from memrnn.tasks.losses import ValueLoss, output_loss
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 
 
@@ -80,7 +80,7 @@ def _word(i: int, x: np.ndarray, teacher: StackTeacher) -> _Word:
 
 
 def _teacher_forced_loss(
-    net: DeepStackMachineNetwork, word: _Word, codes: Tensor, output: str
+    net: DeepStackMachineNetwork, word: _Word, codes: Tensor, output: ValueLoss
 ) -> Tensor:
     """The four heads' losses along the teacher's stack traversal (``rsm.teacher_forcing``)."""
     h = net.cell.weight_hh.new_zeros(1, net.cell.hidden_size)

@@ -1,5 +1,6 @@
 """What the PyTorch estimators share: Adam on one random word per epoch (the protocol of
-Paassen, Schulz, Hammer 2021, section 4), seeding, threads, and the output losses.
+Paassen, Schulz, Hammer 2021, section 4), seeding, threads, and the output kinds (their
+losses are the tasks', ``memrnn.tasks.losses.output_loss``).
 
 Everything runs on the CPU in float32: one word per Adam step is too small a batch for
 an accelerator to pay off.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 import torch
@@ -19,6 +20,7 @@ from torch import Tensor, nn
 
 from memrnn.estimators.base import store_params
 from memrnn.reservoir.reservoirs import _check_float, _check_int
+from memrnn.tasks.losses import VALUE_LOSSES, ValueLoss
 from memrnn.training import LoopSettings, StepReport, train_loop
 
 ProgressCallback = Callable[[int, float], None]
@@ -27,8 +29,6 @@ ProgressCallback = Callable[[int, float], None]
 PROGRESS_EVERY = 100  # epochs between progress calls (and one after the last epoch)
 
 ModuleT = TypeVar("ModuleT", bound=nn.Module)
-
-_LOSSES = ("bce", "mse")
 
 
 @dataclass(frozen=True)
@@ -151,13 +151,6 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def output_loss(kind: str, outputs: Tensor, targets: Tensor) -> Tensor:
-    """Binary cross entropy on logits (``"bce"``) or the mean squared error (``"mse"``)."""
-    if kind == "bce":
-        return nn.functional.binary_cross_entropy_with_logits(outputs, targets)
-    return nn.functional.mse_loss(outputs, targets)
-
-
 def decide_outputs(kind: str, outputs: np.ndarray) -> np.ndarray:
     """0/1 where the probability exceeds 0.5 (``"bce"``); the raw outputs (``"mse"``)."""
     if kind == "bce":
@@ -174,11 +167,11 @@ def output_values(kind: str, outputs: np.ndarray) -> np.ndarray:
     return values
 
 
-def check_output_kind(name: str, kind: object) -> str:
+def check_output_kind(name: str, kind: object) -> ValueLoss:
     """The output loss ``kind`` if it is one of ``bce``/``mse``; else a ValueError."""
-    if kind not in _LOSSES:
-        raise ValueError(f"{name}: expected one of {_LOSSES}, got {kind!r}")
-    return str(kind)
+    if kind not in VALUE_LOSSES:
+        raise ValueError(f"{name}: expected one of {VALUE_LOSSES}, got {kind!r}")
+    return cast(ValueLoss, kind)
 
 
 def check_binary_targets(name: str, targets: Sequence[np.ndarray]) -> None:
