@@ -26,8 +26,11 @@ def _ranges(task: Task) -> list[tuple[int, int]]:
 
 
 def _perfect(task: Task, batch: TaskBatch) -> torch.Tensor:
-    """Outputs built from the targets: a large logit on the target class, or the values."""
+    """Outputs built from the targets: a large logit on the target class, the values, or
+    logits whose sigmoids are the 0/1 values exactly (in float32)."""
     if task.output_kind == "values":
+        if task.value_loss == "bce":
+            return 200.0 * (2.0 * batch.targets - 1.0)
         return batch.targets.clone()
     classes = batch.targets.clamp(min=0)  # unscored steps: any class
     return 20.0 * torch.nn.functional.one_hot(classes, task.output_size).to(torch.float32)

@@ -3,6 +3,8 @@ its teachers."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -28,10 +30,10 @@ def test_batches_hold_the_benchmarks_training_data(language: str) -> None:
         np.testing.assert_array_equal(batch.teachers[b].outputs, teacher.outputs)
 
 
-def test_mae_of_plain_outputs() -> None:
+def test_mae_of_the_sigmoids_of_the_logits() -> None:
     task = LR1LanguageTask("dyck1")
     batch = task.sample_batch(np.random.default_rng(0), 5, 2, 10)
-    scores = task.score(torch.full((*batch.mask.shape, 1), 0.25), batch)
+    scores = task.score(torch.full((*batch.mask.shape, 1), math.log(0.25 / 0.75)), batch)
     accepted = [float(batch.targets[b, batch.mask[b], 0].mean()) for b in range(5)]
     # |0.25 - 1| = 0.75 at accepted prefixes, 0.25 elsewhere
     want = np.mean([0.75 * a + 0.25 * (1 - a) for a in accepted])

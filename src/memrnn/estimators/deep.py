@@ -19,18 +19,17 @@ from torch.nn.utils.rnn import pad_sequence
 
 from memrnn.estimators.base import aligned_sequences, as_sequences
 from memrnn.estimators.torch_estimator import (
-    LOSSES,
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
     decide_outputs,
-    output_loss,
     output_values,
     seeded,
     torch_threads,
 )
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.stack_rnn import SuperpositionStackRNN
+from memrnn.tasks.losses import VALUE_LOSSES, output_loss
 from memrnn.validation import check_choice, check_int
 
 _MODELS = ("gru", "srnn")
@@ -107,7 +106,7 @@ class DeepSequenceModel(_TorchEstimator):
         """
         xs, ys = aligned_sequences(X, Y)
         check_choice("model", self.model, _MODELS)
-        loss = check_choice("loss", self.loss, LOSSES)
+        loss = check_choice("loss", self.loss, VALUE_LOSSES)
         if loss == "bce":
             check_binary_targets("Y", ys)
         hidden = check_int("hidden_size", self.hidden_size, 1)

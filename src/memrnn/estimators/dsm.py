@@ -22,17 +22,16 @@ from torch.nn.utils.rnn import pad_sequence
 
 from memrnn.estimators.base import as_sequences, teaching_data
 from memrnn.estimators.torch_estimator import (
-    LOSSES,
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
     decide_outputs,
-    output_loss,
     output_values,
     seeded,
     torch_threads,
 )
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
+from memrnn.tasks.losses import VALUE_LOSSES, ValueLoss, output_loss
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 from memrnn.validation import check_choice, check_int
 
@@ -79,7 +78,7 @@ def _word(i: int, x: np.ndarray, teacher: StackTeacher) -> _Word:
 
 
 def _teacher_forced_loss(
-    net: DeepStackMachineNetwork, word: _Word, codes: Tensor, output: str
+    net: DeepStackMachineNetwork, word: _Word, codes: Tensor, output: ValueLoss
 ) -> Tensor:
     """The four heads' losses along the teacher's stack traversal (``rsm.teacher_forcing``)."""
     h = net.cell.weight_hh.new_zeros(1, net.cell.hidden_size)
@@ -167,7 +166,7 @@ class DeepStackMachine(_TorchEstimator):
         xs, y, codes = teaching_data(X, y, nonterminals)
         n = xs[0].shape[1]
         outputs = as_sequences("y.outputs", [t.outputs for t in y], "outputs")
-        output = check_choice("output", self.output, LOSSES)
+        output = check_choice("output", self.output, VALUE_LOSSES)
         if output == "bce":
             check_binary_targets("y.outputs", outputs)
         hidden = check_int("hidden_size", self.hidden_size, 1)

@@ -1,5 +1,6 @@
 """What the PyTorch estimators share: Adam on one random word per epoch (the protocol of
-Paassen, Schulz, Hammer 2021, section 4), seeding, threads, and the output losses.
+Paassen, Schulz, Hammer 2021, section 4), seeding, threads, and the output kinds (their
+losses are the tasks', ``memrnn.tasks.losses.output_loss``).
 
 Everything runs on the CPU in float32: one word per Adam step is too small a batch for
 an accelerator to pay off.
@@ -27,9 +28,6 @@ ProgressCallback = Callable[[int, float], None]
 PROGRESS_EVERY = 100  # epochs between progress calls (and one after the last epoch)
 
 ModuleT = TypeVar("ModuleT", bound=nn.Module)
-
-LOSSES = ("bce", "mse")
-"""The output losses: ``bce`` on sigmoid outputs, ``mse`` on raw ones."""
 
 
 @dataclass(frozen=True)
@@ -150,13 +148,6 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
-
-
-def output_loss(kind: str, outputs: Tensor, targets: Tensor) -> Tensor:
-    """Binary cross entropy on logits (``"bce"``) or the mean squared error (``"mse"``)."""
-    if kind == "bce":
-        return nn.functional.binary_cross_entropy_with_logits(outputs, targets)
-    return nn.functional.mse_loss(outputs, targets)
 
 
 def decide_outputs(kind: str, outputs: np.ndarray) -> np.ndarray:

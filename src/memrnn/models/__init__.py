@@ -1,7 +1,8 @@
 """Trainable sequence models, each built from a task's sizes and called the same way
-(``memrnn.models.registry``): ``model(inputs)`` on token ids (B, T), or vectors
-(B, T, F) where the model ``accepts`` them, gives per-step outputs (B, T, O); models with
-memory gates also have ``trace(inputs)``, a ``Trace`` of the outputs and the gates.
+(``memrnn.models.registry``; ``build_model_for(name, task)`` from a task's sizes):
+``model(inputs)`` on token ids (B, T), or vectors (B, T, F) where the model ``accepts``
+them (all of memrnn's do), gives per-step outputs (B, T, O); models with memory gates
+also have ``trace(inputs)``, a ``Trace`` of the outputs and the gates.
 
 Here: the controllers that drive the differentiable memories and the transduction
 models built on them (Grefenstette et al. 2015; Trask 2016), the superposition
@@ -13,6 +14,7 @@ the LSTM language model of the Dyck experiments (Hewitt et al. 2020).
 from memrnn.models import zoo  # noqa: F401  (registers memrnn's models by name)
 from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
 from memrnn.models.controller import MemoryRNN
+from memrnn.models.embedding import InputEmbedding
 from memrnn.models.fast_weights import FastWeightsRNN
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.lstm_lm import LSTMLanguageModel
@@ -20,6 +22,7 @@ from memrnn.models.readout import ReadoutRNN
 from memrnn.models.registry import (
     RegisteredModel,
     build_model,
+    build_model_for,
     model_names,
     register_model,
     registered_model,
@@ -37,6 +40,7 @@ __all__ = [
     "FastWeightsRNN",
     "GRUNetwork",
     "GRUStack",
+    "InputEmbedding",
     "LSTMLanguageModel",
     "MemoryAugmentedLSTM",
     "MemoryRNN",
@@ -46,6 +50,7 @@ __all__ = [
     "SuperpositionStackRNN",
     "Trace",
     "build_model",
+    "build_model_for",
     "core_parameters",
     "model_names",
     "register_model",

@@ -1,6 +1,7 @@
 """The recurrent baselines of Ba et al. (2016), Table 1, beside the Fast Weights RNN.
 
-Each reads token ids (B, T) and has the paper's readout (``memrnn.models.readout``):
+Each reads token ids (B, T), or vectors (B, T, input_size) through the same input
+weights, and has the paper's readout (``memrnn.models.readout``):
 
 - ``IRNN`` (Le et al. 2015): h_t = ReLU(W h_{t-1} + C x_t + b) with W initialised to a
   scaled identity.
@@ -14,11 +15,11 @@ Each reads token ids (B, T) and has the paper's readout (``memrnn.models.readout
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
+from memrnn.models.checks import as_vectors
+from memrnn.models.embedding import InputEmbedding
 from memrnn.models.readout import ReadoutRNN, make_readout
-from memrnn.structures.checks import check_token_ids
 
 
 def scaled_identity(layer: nn.Linear, scale: float) -> None:
@@ -46,18 +47,17 @@ class IRNN(ReadoutRNN):
         recurrent_scale: float = 1.0,
     ) -> None:
         super().__init__(input_size, output_size, hidden_size, readout)
-        self.C = nn.Embedding(input_size, hidden_size)
+        self.C = InputEmbedding(input_size, hidden_size)
         self.W = nn.Linear(hidden_size, hidden_size)
         scaled_identity(self.W, recurrent_scale)
         self.readout = make_readout(hidden_size, readout, output_size)
 
-    def features(self, tokens: Tensor) -> Tensor:
+    def features(self, inputs: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.input_size, min_steps=1)
-        inputs = self.C(tokens)
-        h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
+        inputs = self.C.sequences(inputs)
+        h = inputs.new_zeros(inputs.shape[0], self.hidden_size)
         states = []
-        for t in range(tokens.shape[1]):
+        for t in range(inputs.shape[1]):
             h = torch.relu(self.W(h) + inputs[:, t])
             states.append(h)
         return torch.stack(states, dim=1)
@@ -74,12 +74,10 @@ class OneHotLSTM(ReadoutRNN):
         self.lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
         self.readout = make_readout(hidden_size, readout, output_size)
 
-    def features(self, tokens: Tensor) -> Tensor:
+    def features(self, inputs: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.input_size, min_steps=1)
-        dtype = next(self.lstm.parameters()).dtype
-        inputs = F.one_hot(tokens, self.input_size).to(dtype)
-        states, _ = self.lstm(inputs)
+        like = next(self.lstm.parameters())
+        states, _ = self.lstm(as_vectors(inputs, self.input_size, like, min_steps=1))
         return states
 
 
@@ -103,15 +101,14 @@ class AttentionLSTM(ReadoutRNN):
         weights = torch.softmax(torch.einsum("btr,br->bt", H, self.query(h)), dim=1)
         return torch.einsum("bt,btr->br", weights, H)
 
-    def features(self, tokens: Tensor) -> Tensor:
+    def features(self, inputs: Tensor) -> Tensor:
         """[h_t; c_t] (B, T, 2R)."""
-        check_token_ids(tokens, self.input_size, min_steps=1)
-        inputs = F.one_hot(tokens, self.input_size).to(self.query.weight.dtype)
-        h = inputs.new_zeros(tokens.shape[0], self.hidden_size)
+        inputs = as_vectors(inputs, self.input_size, self.query.weight, min_steps=1)
+        h = inputs.new_zeros(inputs.shape[0], self.hidden_size)
         c, context = torch.zeros_like(h), torch.zeros_like(h)
         past: list[Tensor] = []
         features = []
-        for t in range(tokens.shape[1]):
+        for t in range(inputs.shape[1]):
             h, c = self.cell(torch.cat([inputs[:, t], context], dim=1), (h, c))
             past.append(h)
             context = self._context(past, h)

@@ -30,8 +30,8 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.baselines import scaled_identity
+from memrnn.models.embedding import InputEmbedding
 from memrnn.models.readout import ReadoutRNN, make_readout
-from memrnn.structures.checks import check_token_ids
 from memrnn.validation import check_choice, check_float, check_sizes
 
 Form = Literal["attention", "matrix"]
@@ -61,12 +61,12 @@ class _FastTerm(torch.autograd.Function):
 
 
 class FastWeightsRNN(ReadoutRNN):
-    """The Fast Weights RNN on token ids, with the readout of Ba et al. (2016); its
-    features are the states h_t (B, T, R).
+    """The Fast Weights RNN on token ids or vectors, with the readout of Ba et al. (2016);
+    its features are the states h_t (B, T, R).
 
     Args:
-        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN`` (the input
-            is one-hot, so C x_t is an embedding lookup).
+        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN`` (for token
+            ids x_t is one-hot, so C x_t is an embedding lookup).
         decay: lambda, the fast memory's decay (0 <= lambda < 1 keeps it bounded).
         fast_lr: eta, the fast memory's learning rate.
         inner_steps: S >= 1.
@@ -97,18 +97,17 @@ class FastWeightsRNN(ReadoutRNN):
         check_choice("norm", norm, ("sum", "slow"))
         self.decay, self.fast_lr = decay, fast_lr
         self.inner_steps, self.form, self.norm_over = inner_steps, form, norm
-        self.C = nn.Embedding(input_size, hidden_size)
+        self.C = InputEmbedding(input_size, hidden_size)
         self.W = nn.Linear(hidden_size, hidden_size)
         self.norm = nn.LayerNorm(hidden_size)  # over the hidden units of each example
         scaled_identity(self.W, recurrent_scale)
         self.readout = make_readout(hidden_size, readout, output_size)
 
-    def features(self, tokens: Tensor) -> Tensor:
+    def features(self, inputs: Tensor) -> Tensor:
         """The states h_t (B, T, R)."""
-        check_token_ids(tokens, self.input_size, min_steps=1)
-        batch, steps = tokens.shape
-        h = tokens.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
-        inputs = self.C(tokens)
+        inputs = self.C.sequences(inputs)
+        batch, steps = inputs.shape[:2]
+        h = inputs.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
         past: list[Tensor] = []
         A = (
             h.new_zeros(batch, self.hidden_size, self.hidden_size)

@@ -5,7 +5,8 @@ Every registered model follows one calling convention:
 - built as ``build_model(name, input_size, output_size, **options)``, where
   ``input_size`` is the task's input vocabulary (or feature count) and ``output_size``
   its output classes (or values); sizes the options leave out take the registry's
-  small defaults;
+  small defaults; ``build_model_for(name, task, **options)`` takes both sizes from a
+  ``memrnn.tasks.Task`` and checks that the model reads the task's kind of input;
 - called as ``model(inputs)`` on token ids (B, T), or on float vectors (B, T, F) where
   ``"vectors"`` is in its ``accepts``; it returns per-step outputs (B, T, output_size);
 - a model whose memory has push and pop gates also has ``trace(inputs)``, which returns
@@ -24,6 +25,7 @@ from typing import Any
 from torch import nn
 
 from memrnn.models.checks import InputKind
+from memrnn.tasks.base import Task
 from memrnn.validation import check_choice
 
 INPUT_KINDS: tuple[InputKind, ...] = ("tokens", "vectors")
@@ -113,3 +115,31 @@ def build_model(name: str, input_size: int, output_size: int, **options: Any) ->
         if key in options:
             raise ValueError(f"{key}: {name!r} stands for {key}={value!r}, got {options[key]!r}")
     return entry.model(input_size, output_size, **{**entry.defaults, **entry.fixed, **options})
+
+
+def build_model_for(name: str, task: Task, **options: Any) -> nn.Module:
+    """The model ``name`` for ``task``: built with the task's ``input_size`` and
+    ``output_size`` (``build_model``), so that ``model(batch.inputs)`` gives the outputs
+    (B, T, task.output_size) that ``task.loss`` and ``task.score`` take.
+
+    >>> from memrnn.tasks import make_task
+    >>> import numpy as np
+    >>> task = make_task("rsm_dyck1")
+    >>> batch = task.sample_batch(np.random.default_rng(0), 4, 2, 10)
+    >>> model = build_model_for("stack_lstm", task, hidden_size=8)
+    >>> task.loss(model(batch.inputs), batch).backward()
+
+    Raises:
+        TypeError: ``task`` is not a Task.
+        ValueError: the model does not read the task's kind of input (its ``accepts``),
+            or as ``build_model``.
+    """
+    if not isinstance(task, Task):
+        raise TypeError(f"task: expected a memrnn.tasks.Task, got {type(task).__name__}")
+    entry = registered_model(name)
+    if task.input_kind not in entry.accepts:
+        raise ValueError(
+            f"task: {name!r} reads {' and '.join(entry.accepts)}, not the {task.input_kind} "
+            f"of {task!r}; the models that do: {model_names(task.input_kind)}"
+        )
+    return build_model(name, task.input_size, task.output_size, **options)

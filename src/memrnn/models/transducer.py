@@ -1,6 +1,8 @@
 """The transduction models of Grefenstette et al. (2015), sections 3.4 and 4.
 
-Both read token ids through an input embedding (64-d in the paper) and emit, at every
+Both read token ids through an input embedding (64-d in the paper; vectors, as for the
+benchmarks of Paassen, Schulz, Hammer 2021, through the same weights, ``InputEmbedding``)
+and emit, at every
 step, o_t = tanh(W_o o'_t + b_o) of the embedding's size, scored against an output
 embedding (a linear layer to the output vocabulary):
 
@@ -24,19 +26,20 @@ from torch import Tensor, nn
 
 from memrnn.models.checks import InputKind
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
+from memrnn.models.embedding import InputEmbedding
 from memrnn.models.trace import Trace
-from memrnn.structures.checks import check_token_ids
 from memrnn.validation import check_sizes
 
 
 class MemoryAugmentedLSTM(nn.Module):
-    """An LSTM controller with a neural Stack, Queue or DeQue, on token ids.
+    """An LSTM controller with a neural Stack, Queue or DeQue, on token ids or vectors.
 
-    ``forward`` gives the logits (B, T, V_out) for token ids (B, T), teacher-forced;
-    ``trace`` also the gates.
+    ``forward`` gives the logits (B, T, V_out) for token ids (B, T) or vectors
+    (B, T, V_in), teacher-forced; ``trace`` also the gates.
 
     Args:
-        input_vocab, output_vocab: sizes of the input and output vocabularies.
+        input_vocab, output_vocab: sizes of the input and output vocabularies (the
+            input vocabulary is the width of input vectors).
         memory: "stack", "queue" or "deque".
         hidden_size: the LSTM's units (256 or 512 in the paper).
         embedding: size of the input embedding and of o_t (64).
@@ -46,7 +49,7 @@ class MemoryAugmentedLSTM(nn.Module):
         bottom_push_bias: a deque's bottom end's initial push bias (default ``push_bias``).
     """
 
-    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens",)
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
 
     def __init__(
         self,
@@ -64,7 +67,7 @@ class MemoryAugmentedLSTM(nn.Module):
     ) -> None:
         super().__init__()
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
-        self.embed = nn.Embedding(input_vocab, embedding)
+        self.embed = InputEmbedding(input_vocab, embedding)
         self.core = MemoryRNN(
             embedding,
             embedding,
@@ -80,15 +83,15 @@ class MemoryAugmentedLSTM(nn.Module):
         )
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, tokens: Tensor) -> Tensor:
-        """Logits (B, T, V_out) for token ids (B, T), teacher-forced."""
-        return self.trace(tokens).outputs
+    def forward(self, inputs: Tensor) -> Tensor:
+        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in), teacher-forced."""
+        return self.trace(inputs).outputs
 
-    def trace(self, tokens: Tensor, *, strengths: bool = False) -> Trace:
-        """The logits and the gates of every step for token ids (B, T), in one pass; with
-        ``strengths``, also the memory's strengths (``MemoryRNN.trace``)."""
-        check_token_ids(tokens, self.input_vocab, min_steps=1)
-        out = self.core.trace(self.embed(tokens), strengths=strengths)
+    def trace(self, inputs: Tensor, *, strengths: bool = False) -> Trace:
+        """The logits and the gates of every step for token ids (B, T) or vectors
+        (B, T, V_in), in one pass; with ``strengths``, also the memory's strengths
+        (``MemoryRNN.trace``)."""
+        out = self.core.trace(self.embed.sequences(inputs), strengths=strengths)
         return Trace(
             self.output(torch.tanh(out.outputs)),
             out.push,
@@ -103,23 +106,25 @@ class MemoryAugmentedLSTM(nn.Module):
         return self.core.start(batch, capacity)
 
     def step(self, carry: Carry, tokens: Tensor) -> tuple[Tensor, Carry]:
-        """Logits (B, V_out) after one token per sequence (B,), and the next state."""
+        """Logits (B, V_out) after one token (B,) or vector (B, V_in) per sequence, and the
+        next state."""
         out, carry = self.core.step(carry, self.embed(tokens))
         return self.output(torch.tanh(self.core.out(out.o_prime))), carry
 
 
 class DeepLSTM(nn.Module):
     """The Deep LSTM baseline: ``layers`` stacked LSTMs of ``hidden_size`` units on token
-    ids, logits (B, T, V_out) per step.
+    ids or vectors, logits (B, T, V_out) per step.
 
     Args:
-        input_vocab, output_vocab: sizes of the input and output vocabularies.
+        input_vocab, output_vocab: sizes of the input and output vocabularies (the
+            input vocabulary is the width of input vectors).
         hidden_size: units per layer.
         layers: 1, 2, 4 or 8 in the paper (any count >= 1 here).
         embedding: size of the input embedding and of o_t.
     """
 
-    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens",)
+    accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
 
     def __init__(
         self, input_vocab: int, output_vocab: int, *, hidden_size: int = 256, layers: int = 1,
@@ -134,15 +139,14 @@ class DeepLSTM(nn.Module):
             embedding=embedding,
         )
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
-        self.embed = nn.Embedding(input_vocab, embedding)
+        self.embed = InputEmbedding(input_vocab, embedding)
         self.lstm = nn.LSTM(embedding, hidden_size, num_layers=layers, batch_first=True)
         self.project = nn.Linear(hidden_size, embedding)
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, tokens: Tensor) -> Tensor:
-        """Logits (B, T, V_out) for token ids (B, T)."""
-        check_token_ids(tokens, self.input_vocab, min_steps=1)
-        states, _ = self.lstm(self.embed(tokens))
+    def forward(self, inputs: Tensor) -> Tensor:
+        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in)."""
+        states, _ = self.lstm(self.embed.sequences(inputs))
         return self.output(torch.tanh(self.project(states)))
 
     def start(self, batch: int, capacity: int) -> tuple[Tensor, Tensor] | None:
@@ -152,7 +156,8 @@ class DeepLSTM(nn.Module):
     def step(
         self, carry: tuple[Tensor, Tensor] | None, tokens: Tensor
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """Logits (B, V_out) after one token per sequence (B,), and the next state."""
+        """Logits (B, V_out) after one token (B,) or vector (B, V_in) per sequence, and the
+        next state."""
         states, carry = self.lstm(self.embed(tokens)[:, None], carry)
         return self.output(torch.tanh(self.project(states[:, 0]))), carry
 

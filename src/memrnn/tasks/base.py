@@ -16,7 +16,11 @@ Layout, for B sequences padded to T steps:
   float32 values (zero at the steps not scored);
 - ``mask``: (B, T) bool, the scored steps;
 - a model's outputs: (B, T, output_size) floats, the one at step t computed after reading
-  inputs 0 .. t: logits for classes, the values themselves for values.
+  inputs 0 .. t: logits for classes; for values, the values themselves or, for a task
+  whose values are 0/1 (``value_loss = "bce"``), their logits.
+
+``Task.loss`` is what a model trains on (:mod:`memrnn.tasks.losses`): cross entropy for
+classes, binary cross entropy or squared error for values, averaged over the scored steps.
 
 A task that can say how a stack machine should drive its stack (Paassen, Schulz, Hammer
 2021: the LR(1) languages by Algorithm 1, the copy tasks by a stack heuristic) is a
@@ -33,6 +37,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from memrnn.tasks.losses import Loss, ValueLoss, output_values, scored_loss
 from memrnn.tasks.scoring import check_outputs, class_hits, sequence_accuracy, value_hits
 from memrnn.tasks.stack_teacher import StackTeacher
 from memrnn.validation import check_generator, check_int, check_int_range
@@ -106,10 +111,14 @@ class Task(ABC):
     """A task on the contract of the module docstring.
 
     Subclasses set ``input_kind``, ``output_kind``, ``train_lengths`` and
-    ``test_lengths``, give the two sizes below, implement ``_sample`` (its arguments
-    already checked) and, for metrics of their own, override ``_metrics``.
+    ``test_lengths`` (and ``value_loss`` for 0/1 values), give the two sizes below,
+    implement ``_sample`` (its arguments already checked) and, for metrics of their own,
+    override ``_metrics``.
 
     Attributes:
+        value_loss: for values, how the outputs are read and trained: ``"mse"`` (the
+            default), the values themselves under squared error; ``"bce"``, logits of
+            0/1 values under binary cross entropy. Unused for classes.
         train_lengths: the (min, max) lengths its paper trains on; what a length counts
             is the task's own (source symbols, string tokens, key-value pairs, ...).
         test_lengths: the (min, max) lengths its paper tests generalisation on.
@@ -117,6 +126,7 @@ class Task(ABC):
 
     input_kind: ClassVar[InputKind]
     output_kind: ClassVar[OutputKind]
+    value_loss: ClassVar[ValueLoss] = "mse"
     train_lengths: tuple[int, int]
     test_lengths: tuple[int, int]
 
@@ -151,22 +161,45 @@ class Task(ABC):
     ) -> TaskBatch:
         """``sample_batch`` once its arguments are checked."""
 
+    @property
+    def loss_kind(self) -> Loss:
+        """``"cross_entropy"`` for classes, else ``value_loss``."""
+        return "cross_entropy" if self.output_kind == "classes" else self.value_loss
+
+    def loss(self, outputs: Tensor, batch: TaskBatch) -> Tensor:
+        """The training loss of ``outputs`` (B, T, output_size) on ``batch``, averaged
+        over the scored steps: for classes the cross entropy of the logits (the mean over
+        scored tokens); for values, per ``value_loss``, the binary cross entropy of the
+        logits or the squared error (the mean over scored steps and channels).
+
+        Raises:
+            ValueError: ``outputs`` is not a float tensor of that shape, or the batch has
+                no scored step.
+        """
+        check_outputs(outputs, batch.mask, self.output_size)
+        return scored_loss(self.loss_kind, outputs, batch.targets, batch.mask)
+
     @torch.no_grad()
     def score(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
         """The metrics of ``outputs`` (B, T, output_size) on ``batch``: ``accuracy``, the
         fraction of sequences right at every scored step (the largest logit is the target
-        class, or every value lies within 0.5 of its target), and the task's own.
+        class, or every value lies within 0.5 of its target), and the task's own. The
+        outputs of a ``"bce"`` task are logits: its values are their sigmoids.
 
         Raises:
             ValueError: ``outputs`` is not a float tensor of that shape.
         """
         check_outputs(outputs, batch.mask, self.output_size)
-        hits = class_hits if self.output_kind == "classes" else value_hits
-        accuracy = sequence_accuracy(hits(outputs, batch.targets, batch.mask), batch.mask)
-        return {"accuracy": accuracy, **self._metrics(outputs, batch)}
+        if self.output_kind == "classes":
+            hits = class_hits(outputs, batch.targets, batch.mask)
+        else:
+            outputs = output_values(self.value_loss, outputs)
+            hits = value_hits(outputs, batch.targets, batch.mask)
+        return {"accuracy": sequence_accuracy(hits, batch.mask), **self._metrics(outputs, batch)}
 
     def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
-        """The task's own metrics of checked ``outputs``; none unless overridden."""
+        """The task's own metrics of checked ``outputs``: for values, the values they
+        stand for (``score``); none unless overridden."""
         return {}
 
 

@@ -37,6 +37,7 @@ class LR1LanguageTask(RSMBenchmarkTask):
         language: one of ``LR1_TASKS``.
     """
 
+    value_loss = "bce"  # 0/1 verdicts, as the paper's deep baselines are trained
     train_lengths = (1, TRAIN_MAX_LENGTH)
     test_lengths = TEST_LENGTHS
 

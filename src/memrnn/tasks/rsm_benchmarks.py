@@ -77,9 +77,11 @@ class Dataset:
 
 class RSMBenchmarkTask(StackTask):
     """What the nine benchmarks share on the Task contract: vector inputs, real-valued
-    targets at every input step (0/1 for latch and the languages, bits for the copy
-    tasks), a stack teacher per sequence, and the paper's mean absolute error
-    (``mae``, Tables 2 and 3) beside the accuracy of outputs rounded to the targets."""
+    targets at every input step (0/1 for latch and the languages, whose outputs are
+    logits under binary cross entropy; bits for the copy tasks, regressed under squared
+    error: ``value_loss``), a stack teacher per sequence, and the paper's mean absolute
+    error of the values (``mae``, Tables 2 and 3) beside the accuracy of values rounded
+    to the targets."""
 
     input_kind = "vectors"
     output_kind = "values"
