@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 from typing import get_args
 
+import numpy as np
 import pytest
 
-from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model
-from memrnn.experiments.base import PROFILE_NAMES, Profile
+from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model, load_splits
+from memrnn.experiments.base import PROFILE_NAMES, Profile, RunRecord
 from memrnn.models import model_names
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
@@ -65,3 +66,42 @@ def test_smoke_reproduce_keeps_its_splits_in_the_data_folder(
     # the four runs share one file of splits, under OUT/data; nothing lands in the cwd
     assert len(list((out / "data" / "retrieval").glob("*.npz"))) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_splits_are_written_once_and_read_again(tmp_path: Path) -> None:
+    config = Ba2016Config(train_size=30, validation_size=10, test_size=20, data_seed=3)
+    made = load_splits(config, None)  # in memory: nothing written
+    written = load_splits(config, tmp_path)
+    (path,) = (tmp_path / "retrieval").glob("*.npz")
+    stamp = path.stat().st_mtime_ns
+    read = load_splits(config, tmp_path)
+    assert path.stat().st_mtime_ns == stamp  # read, not written again
+    for split in ("train", "validation", "test"):
+        for a, b, c in zip(*(getattr(s, split) for s in (made, written, read)), strict=True):
+            assert np.array_equal(a, b) and np.array_equal(b, c)
+    assert len(made.train[0]) == 30 and len(made.test[1]) == 20
+
+
+def _record(model: str, hidden: int, seed: int, test_error: float) -> RunRecord:
+    spec = next(s for s in Ba2016().runs("paper") if s.name == f"{model}/R{hidden}/seed{seed}")
+    history = [(0, "val_error", 0.9), (10, "val_error", test_error)]
+    return RunRecord(spec, {"test_error": test_error}, {}, "test", 1.0, history)
+
+
+def test_table1_rows_in_the_papers_order_columns_by_r() -> None:
+    records = [
+        _record("fast_weights", 50, 0, 0.01),
+        _record("irnn", 50, 0, 0.5),
+        _record("irnn", 20, 0, 0.6),
+        _record("irnn", 20, 1, 0.4),
+    ]
+    (table,) = Ba2016().tables(records)
+    assert list(table.rows) == ["IRNN", "Fast weights"] and table.columns == ["R=20", "R=50"]
+    cell = table.rows["IRNN"]["R=20"]
+    assert cell.value == pytest.approx(50.0) and cell.std == pytest.approx(10.0)
+    assert cell.paper is not None and cell.paper.value == 62.11
+    assert Ba2016().findings(records)[0] == "IRNN test error: R=20: 50.00%, R=50: 50.00%."
+    figures = Ba2016().figures(records)
+    assert list(figures) == ["learning-curves"]
+    assert [axes.get_title() for axes in figures["learning-curves"].axes] == ["R = 20", "R = 50"]
+    assert Ba2016().figures([]) == {}
