@@ -1,0 +1,52 @@
+"""The experiment: Figure 2a's runs per profile, each built as a ``TransductionRun``, and
+its report (the table, the findings, the figures)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
+from memrnn.experiments.grefenstette2015 import figures, report, scale
+from memrnn.experiments.grefenstette2015.config import MODEL_NAMES, Grefenstette2015Config
+from memrnn.experiments.grefenstette2015.profiles import PROFILES, run_name, start_settings
+from memrnn.experiments.grefenstette2015.run import TransductionRun
+from memrnn.experiments.grid import grid_runs
+from memrnn.experiments.tables import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
+    name = "grefenstette2015"
+    title = "Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on transduction tasks"
+    reproduces = (
+        "Grefenstette et al. (2015), Learning to Transduce with Unbounded Memory: Figure 2a"
+    )
+    config_type = Grefenstette2015Config
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        return grid_runs(
+            self,
+            profile,
+            PROFILES[profile],
+            name=run_name,
+            labels=lambda c: (MODEL_NAMES[c.model], c.task),
+            settings=start_settings,
+        )
+
+    def build(self, config: Grefenstette2015Config, context: RunContext) -> TransductionRun:
+        return TransductionRun(config, context.device)
+
+    def scale(self, profile: Profile) -> str:
+        return scale.describe(profile)
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        return [report.figure2a(records)]
+
+    def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        return report.findings(records)
+
+    def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
+        return figures.draw(records)
