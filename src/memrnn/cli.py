@@ -229,6 +229,11 @@ experiments, `memrnn reproduce` runs what is missing and writes the report, `mem
 train` runs one run with a progress bar. Runs keep the data sets they make once in a
 data folder: --data DIR, else $MEMRNN_DATA, else OUT/data.
 
+The library under the command has three contracts, each with a registry: tasks
+(memrnn.tasks: make_task, register_task), models (memrnn.models: build_model,
+register_model) and experiments (memrnn.experiments, found in that package and through
+the entry point group memrnn.experiments of installed packages).
+
 `memrnn COMMAND --help` describes a command's options.
 """
 _DATA_HELP = (

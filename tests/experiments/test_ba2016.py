@@ -44,7 +44,7 @@ def test_the_models_are_registered_models_and_the_papers_rows() -> None:
 def test_config_validation() -> None:
     with pytest.raises(ValueError, match="model: expected fast_weights, irnn, lstm or alstm"):
         Ba2016Config(model="gru").validate()  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="hidden: must be at least 1"):
+    with pytest.raises(ValueError, match="hidden: expected an int >= 1"):
         Ba2016Config(hidden=0).validate()
     with pytest.raises(ValueError, match="norm: expected sum or slow, got 'both'"):
         Ba2016Config(norm="both").validate()  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ def test_choices_of_a_literal_and_of_other_types() -> None:
         ({"shape": "oval"}, "shape: expected round or square, got 'oval'"),
         ({"optimizer": "lbfgs"}, "optimizer: expected adam, adamw, rmsprop or sgd, got 'lbfgs'"),
         ({"monitor_mode": "up"}, "monitor_mode: expected min or max, got 'up'"),
-        ({"steps": 0}, "steps: must be at least 1, got 0"),
+        ({"steps": 0}, "steps: expected an int >= 1, got 0"),
     ],
 )
 def test_validate_names_the_field(settings: dict[str, Any], message: str) -> None:

@@ -22,7 +22,7 @@ def test_overrides_parse_each_type() -> None:
         ("steps", "--set 'steps': expected key=value"),
         ("steps=many", "--set steps=many: not a valid int"),
         ("lr=fast", "--set lr=fast: not a valid float"),
-        ("steps=0", "--set steps: must be at least 1, got 0"),
+        ("steps=0", "--set steps: expected an int >= 1, got 0"),
         ("optimizer=lbfgs", "--set optimizer=lbfgs: expected adam, adamw, rmsprop or sgd"),
         ("monitor_mode=up", "--set monitor_mode=up: expected min or max"),
         ("lr=-1", "--set lr: must be positive"),

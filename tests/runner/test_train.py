@@ -153,5 +153,5 @@ def test_run_dispatches_on_the_kind_of_experiment(tmp_path: Path) -> None:
 def test_run_refuses_another_experiments_config() -> None:
     with pytest.raises(TypeError, match="config: toy needs a ToyConfig, got TrainConfig"):
         run(ToyExperiment(), TrainConfig())
-    with pytest.raises(ValueError, match="steps: must be at least 1"):
+    with pytest.raises(ValueError, match="steps: expected an int >= 1"):
         run(_Fitted(), dataclasses.replace(CONFIG, steps=0))

@@ -12,6 +12,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from memrnn.validation import check_int
+
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
 MonitorMode = Literal["min", "max"]
 
@@ -89,8 +91,7 @@ class TrainConfig:
     def require_positive(self, *names: str) -> None:
         """Raise ValueError naming the first of the int fields ``names`` that is below 1."""
         for name in names:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1, got {getattr(self, name)}")
+            check_int(name, getattr(self, name), 1)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -24,7 +24,7 @@ def test_config_validation() -> None:
         Hewitt2020Config(part="construction", k=2, k_last=3, walk_steps=10).validate()
     with pytest.raises(ValueError, match="data_seed: must not be negative"):
         Hewitt2020Config(data_seed=-1).validate()
-    with pytest.raises(ValueError, match="patience: must be at least 1"):
+    with pytest.raises(ValueError, match="patience: expected an int >= 1"):
         Hewitt2020Config(patience=0).validate()
     with pytest.raises(ValueError, match="clip: the recipe clips no gradient"):
         Hewitt2020Config(clip=1.0).validate()

@@ -44,7 +44,7 @@ def test_config_validation_names_the_field() -> None:
         Paassen2021Config(model="LSTM").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="task: expected latch, copy, repeat_copy, dyck1"):
         Paassen2021Config(task="dyck9").validate()  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="repeats: must be at least 1"):
+    with pytest.raises(ValueError, match="repeats: expected an int >= 1"):
         Paassen2021Config(repeats=0).validate()
     with pytest.raises(ValueError, match="search: must not be negative"):
         Paassen2021Config(search=-1).validate()

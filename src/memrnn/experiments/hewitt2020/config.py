@@ -64,6 +64,6 @@ class Hewitt2020Config(TrainConfig):
         if self.part == "lm" and self.k < 2:
             raise ValueError(f"k: the LSTM size 3m ceil(log2 k) - m needs k >= 2, got {self.k}")
         if self.part == "lm" and self.patience < 1:
-            raise ValueError(f"patience: must be at least 1, got {self.patience}")
+            raise ValueError(f"patience: expected an int >= 1, got {self.patience}")
         if self.clip:
             raise ValueError(f"clip: the recipe clips no gradient, expected 0, got {self.clip}")
