@@ -25,8 +25,12 @@ def test_overrides_parse_each_type() -> None:
         ("steps=0", "--set steps: expected an int >= 1, got 0"),
         ("optimizer=lbfgs", "--set optimizer=lbfgs: expected adam, adamw, rmsprop or sgd"),
         ("monitor_mode=up", "--set monitor_mode=up: expected min or max"),
-        ("lr=-1", "--set lr: must be positive"),
-        ("weight_decay=-0.1", "--set weight_decay: must not be negative, got -0.1"),
+        ("lr=-1", "--set lr: expected a finite number > 0, got -1.0"),
+        ("lr=inf", "--set lr: expected a finite number, got inf"),
+        ("clip=nan", "--set clip: expected a finite number, got nan"),
+        ("seed=-1", "--set seed: expected an int >= 0, got -1"),
+        ("device=cpufoo", "--set device: expected auto, cpu, cuda or cuda:N"),
+        ("weight_decay=-0.1", "--set weight_decay: expected a finite number >= 0, got -0.1"),
     ],
 )
 def test_bad_overrides_name_the_setting(assignment: str, message: str) -> None:

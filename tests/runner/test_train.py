@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import (
     FittedExperiment,
     Profile,
@@ -78,9 +79,19 @@ def test_early_stopping() -> None:
     assert output.steps_done == 30
 
 
-def test_bad_monitor_is_named() -> None:
-    with pytest.raises(ValueError, match="monitor: the run reports no metric 'accuracy'"):
-        train(ToyExperiment(), dataclasses.replace(CONFIG, monitor="accuracy"))
+def test_bad_monitor_is_named_before_training(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "run.pt"
+    with pytest.raises(UserError, match="monitor: toy's runs report no metric 'accuracy'; they"):
+        train(
+            ToyExperiment(), dataclasses.replace(CONFIG, monitor="accuracy"), checkpoint=checkpoint
+        )
+    assert not checkpoint.exists()  # refused before any step
+
+
+def test_a_missing_device_is_named_before_training() -> None:
+    wanted = f"cuda:{torch.cuda.device_count()}"  # one past the last, on any machine
+    with pytest.raises(UserError, match=f"device: {wanted} was asked for but"):
+        train(ToyExperiment(), dataclasses.replace(CONFIG, device=wanted))
 
 
 def test_progress_reports_every_step() -> None:

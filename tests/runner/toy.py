@@ -69,6 +69,7 @@ class ToyExperiment(TrainedExperiment[ToyConfig]):
     title = "Noisy linear regression"
     reproduces = "nothing; a test fixture"
     config_type = ToyConfig
+    metrics = ("loss", "weight_error")
 
     def runs(self, profile: Profile) -> list[RunSpec]:
         return grid_runs(

@@ -185,6 +185,10 @@ class TrainedExperiment(Experiment[C]):
     """An experiment whose runs the runner trains by gradient descent (its loop in
     ``memrnn.runner.train``: seeded, checkpointed, resumable)."""
 
+    #: The metrics each evaluation of a run reports, which ``monitor`` may name; the
+    #: runner checks a config's monitor against them before training starts.
+    metrics: ClassVar[tuple[str, ...]] = ()
+
     @abstractmethod
     def build(self, config: C, context: RunContext) -> Trainable:
         """The model, data and scoring of one run, with the model on ``context.device``."""

@@ -8,14 +8,16 @@ choices. Experiments extend ``TrainConfig`` with their own fields.
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from memrnn.validation import check_int
+from memrnn.validation import check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
 MonitorMode = Literal["min", "max"]
+_DEVICE = re.compile(r"auto|cpu|cuda(:[0-9]+)?")
 
 
 def choices(kind: Any) -> tuple[Any, ...] | None:
@@ -70,28 +72,49 @@ class TrainConfig:
     device: str = "auto"
 
     def validate(self) -> None:
-        """Raise ValueError naming the first field whose value makes no sense."""
-        for name, kind in field_types(type(self)).items():
+        """Raise ValueError naming the first field whose value makes no sense.
+
+        Every field is checked here or in a subclass: choices against their ``Literal``,
+        every float must be finite (an infinite learning rate or a NaN clip would only
+        fail, or silently do nothing, after training time is spent), counts against
+        their ranges. Whether the device is present and the monitor is a metric the run
+        reports is the runner's check (``memrnn.runner.checks``): those depend on the
+        machine and the experiment, not on the values alone.
+        """
+        types = field_types(type(self))
+        for name, kind in types.items():
+            value = getattr(self, name)
             allowed = choices(kind)
-            if allowed is not None and getattr(self, name) not in allowed:
-                raise ValueError(
-                    f"{name}: expected {describe_choices(allowed)}, got {getattr(self, name)!r}"
-                )
+            if allowed is not None and value not in allowed:
+                raise ValueError(f"{name}: expected {describe_choices(allowed)}, got {value!r}")
+            if kind is float:
+                check_float(name, value)
+            elif kind is int:
+                check_int(name, value)
         self.require_positive("steps", "batch_size")
-        for name in ("eval_every", "checkpoint_every", "patience", "clip"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
-        if not self.lr > 0:
-            raise ValueError(f"lr: must be positive, got {self.lr}")
-        if not self.weight_decay >= 0:
-            raise ValueError(f"weight_decay: must not be negative, got {self.weight_decay}")
-        if self.device != "auto" and not self.device.startswith(("cpu", "cuda")):
-            raise ValueError(f"device: expected auto, cpu or cuda[:N], got {self.device!r}")
+        self.require_at_least(0, "seed", "eval_every", "checkpoint_every", "patience")
+        check_float("clip", self.clip, 0)
+        check_float("lr", self.lr, above=0)
+        check_float("weight_decay", self.weight_decay, 0)
+        if not _DEVICE.fullmatch(self.device):
+            raise ValueError(f"device: expected auto, cpu, cuda or cuda:N, got {self.device!r}")
 
     def require_positive(self, *names: str) -> None:
         """Raise ValueError naming the first of the int fields ``names`` that is below 1."""
+        self.require_at_least(1, *names)
+
+    def require_at_least(self, minimum: int, *names: str) -> None:
+        """Raise ValueError naming the first of the int fields ``names`` below ``minimum``."""
         for name in names:
-            check_int(name, getattr(self, name), 1)
+            check_int(name, getattr(self, name), minimum)
+
+    def require_in(self, name: str, low: float, high: float, *, open_low: bool = False) -> None:
+        """Raise ValueError unless the float field ``name`` lies in [low, high] (with
+        ``open_low``: in (low, high])."""
+        if open_low:
+            check_float(name, getattr(self, name), above=low, maximum=high)
+        else:
+            check_float(name, getattr(self, name), low, high)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

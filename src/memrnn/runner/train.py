@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import (
     Experiment,
     FittedExperiment,
@@ -43,12 +44,22 @@ class Progress:
 
 
 def resolve_device(name: str) -> torch.device:
-    """``auto`` is CUDA when a GPU is present, else the CPU."""
+    """``auto`` is CUDA when a GPU is present, else the CPU; a CUDA device asked for must
+    be present (a UserError naming it otherwise)."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    device = torch.device(name)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device: {name} was asked for but no CUDA device is present")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise UserError(f"device: {name!r} is not a device torch knows") from None
+    if device.type == "cuda":
+        present = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if present == 0:
+            raise UserError(f"device: {name} was asked for but no CUDA device is present")
+        if device.index is not None and device.index >= present:
+            raise UserError(
+                f"device: {name} was asked for but only {present} CUDA device(s) are present"
+            )
     return device
 
 
@@ -90,7 +101,7 @@ def train(
     With ``checkpoint``, state is written there every ``config.checkpoint_every`` steps
     and at the end; with ``resume`` too, training continues from that file if it exists.
     """
-    _check_config(experiment, config)
+    check_config(experiment, config)
     started = time.perf_counter()
     context = run_context(config, data)
     torch.manual_seed(config.seed)
@@ -147,7 +158,7 @@ def run(
     (given ``checkpoint`` and ``resume`` in its context; ``on_progress`` does not apply),
     a ``TrainedExperiment``'s is trained by ``train``."""
     if isinstance(experiment, FittedExperiment):
-        _check_config(experiment, config)
+        check_config(experiment, config)
         return experiment.fit_run(config, run_context(config, data, checkpoint, resume))
     if isinstance(experiment, TrainedExperiment):
         return train(
@@ -164,12 +175,22 @@ def run(
     )
 
 
-def _check_config(experiment: Experiment[Any], config: TrainConfig) -> None:
-    """Raise TypeError unless ``config`` is the experiment's kind of config, and
-    ValueError naming a field with a bad value."""
+def check_config(experiment: Experiment[Any], config: TrainConfig) -> None:
+    """Everything about ``config`` that can be known before a run starts, so that no
+    training time is spent on a run that must fail: TypeError unless it is the
+    experiment's kind of config; ValueError naming a field with a bad value; UserError
+    if its device is not present here, or its ``monitor`` names no metric that a trained
+    experiment's runs report (``TrainedExperiment.metrics``)."""
     if not isinstance(config, experiment.config_type):
         raise TypeError(
             f"config: {experiment.name} needs a {experiment.config_type.__name__}, "
             f"got {type(config).__name__}"
         )
     config.validate()
+    resolve_device(config.device)
+    if isinstance(experiment, TrainedExperiment) and experiment.metrics:
+        if config.monitor not in experiment.metrics:
+            raise UserError(
+                f"monitor: {experiment.name}'s runs report no metric {config.monitor!r}; "
+                f"they report {', '.join(experiment.metrics)}"
+            )

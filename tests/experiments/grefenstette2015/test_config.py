@@ -21,7 +21,7 @@ def test_config_validation() -> None:
         Grefenstette2015Config(model="tape").validate()  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="need min <= max < test_min <= test_max"):
         Grefenstette2015Config(max_length=40, test_min_length=33).validate()
-    with pytest.raises(ValueError, match="curriculum_start: must not be negative"):
+    with pytest.raises(ValueError, match="curriculum_start: expected an int >= 0"):
         Grefenstette2015Config(curriculum_start=-1).validate()
     with pytest.raises(ValueError, match="gate_noise: expected a standard deviation"):
         Grefenstette2015Config(gate_noise=-0.5).validate()

@@ -22,7 +22,7 @@ def test_config_validation() -> None:
         Hewitt2020Config(part="construction", k=5, k_last=3).validate()
     with pytest.raises(ValueError, match="k_last: a sweep"):
         Hewitt2020Config(part="construction", k=2, k_last=3, walk_steps=10).validate()
-    with pytest.raises(ValueError, match="data_seed: must not be negative"):
+    with pytest.raises(ValueError, match="data_seed: expected an int >= 0"):
         Hewitt2020Config(data_seed=-1).validate()
     with pytest.raises(ValueError, match="patience: expected an int >= 1"):
         Hewitt2020Config(patience=0).validate()

@@ -11,6 +11,7 @@ from memrnn.experiments.config import MonitorMode, TrainConfig
 from memrnn.experiments.grid import Grid
 from memrnn.models.fast_weights import Norm
 from memrnn.tasks.retrieval import SPLIT_SIZES
+from memrnn.validation import check_float
 
 Model = Literal["fast_weights", "irnn", "lstm", "alstm"]  # registered models (memrnn.models)
 MODELS: tuple[Model, ...] = get_args(Model)
@@ -77,6 +78,10 @@ class Ba2016Config(TrainConfig):
         super().validate()
         self.require_positive("hidden", "pairs", "inner_steps", "readout")
         self.require_positive("train_size", "validation_size", "test_size")
+        self.require_at_least(0, "data_seed")
+        self.require_in("decay", 0.0, 1.0)
+        check_float("fast_lr", self.fast_lr, 0)
+        check_float("recurrent_scale", self.recurrent_scale, 0)
 
     def model_options(self) -> dict[str, Any]:
         """The encoder's own settings."""

@@ -26,6 +26,7 @@ class Ba2016(TrainedExperiment[Ba2016Config]):
     title = "Fast weights on associative retrieval, against IRNN, LSTM and A-LSTM"
     reproduces = "Ba et al. (2016), Using Fast Weights to Attend to the Recent Past: Table 1"
     config_type = Ba2016Config
+    metrics = ("val_error", "val_loss", "test_error")
 
     def runs(self, profile: Profile) -> list[RunSpec]:
         return grid_runs(

@@ -81,5 +81,5 @@ class Grefenstette2015Config(TrainConfig):
                 f"min <= max < test_min <= test_max, got {self.min_length}, {self.max_length}, "
                 f"{self.test_min_length}, {self.test_max_length}"
             )
-        if self.curriculum_start < 0:
-            raise ValueError(f"curriculum_start: must not be negative, got {self.curriculum_start}")
+        self.require_at_least(0, "curriculum_start")
+        self.require_in("curriculum_threshold", 0.0, 1.0)

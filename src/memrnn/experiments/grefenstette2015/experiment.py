@@ -25,6 +25,14 @@ class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
         "Grefenstette et al. (2015), Learning to Transduce with Unbounded Memory: Figure 2a"
     )
     config_type = Grefenstette2015Config
+    metrics = (
+        "curriculum",
+        "curriculum_coarse",
+        "train_coarse",
+        "train_fine",
+        "test_coarse",
+        "test_fine",
+    )
 
     def runs(self, profile: Profile) -> list[RunSpec]:
         return grid_runs(

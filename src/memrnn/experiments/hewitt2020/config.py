@@ -54,8 +54,7 @@ class Hewitt2020Config(TrainConfig):
     def validate(self) -> None:
         super().validate()
         self.require_positive("k", "m", "train_tokens", "dev_tokens", "test_tokens", "max_epochs")
-        if self.data_seed < 0:
-            raise ValueError(f"data_seed: must not be negative, got {self.data_seed}")
+        self.require_at_least(0, "data_seed", "walk_steps", "k_last")
         if self.k_last and (self.k_last < self.k or self.walk_steps or self.part != "construction"):
             raise ValueError(
                 f"k_last: a sweep is an exhaustive construction run with k_last >= k = {self.k}, "

@@ -9,6 +9,7 @@ from typing import Literal
 from memrnn.experiments.config import TrainConfig
 from memrnn.experiments.paassen2021.paper import Model
 from memrnn.tasks.rsm_benchmarks import COPY_TASKS, TASKS
+from memrnn.validation import check_float
 
 Task = Literal[
     "latch", "copy", "repeat_copy", "dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json"
@@ -63,9 +64,13 @@ class Paassen2021Config(TrainConfig):
     def validate(self) -> None:
         super().validate()
         self.require_positive("n_train", "n_test", "repeats", "search_datasets")
-        for name in ("neurons", "search"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: must not be negative, got {getattr(self, name)}")
+        self.require_at_least(0, "neurons", "search")
+        self.require_positive("jump_length")
+        self.require_in("sparsity", 0.0, 1.0, open_low=True)
+        for name in ("spectral_radius", "input_scaling", "alpha"):
+            check_float(name, getattr(self, name), 0)
+        for name in ("theta", "C", "gamma_factor"):
+            check_float(name, getattr(self, name), above=0)
 
 
 def paper_neurons(model: str, task: str) -> int:

@@ -10,6 +10,7 @@ from memrnn.experiments.config import TrainConfig
 from memrnn.experiments.grid import Grid
 from memrnn.experiments.trask2016.variants import VARIANTS
 from memrnn.models.controller import CellKind
+from memrnn.validation import check_float
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,9 @@ class Trask2016Config(TrainConfig):
                 f"min_length: need 1 <= min_length <= max_length, got {self.min_length} "
                 f"and {self.max_length}"
             )
-        self.require_positive("long_length")
-        if not self.bias_range >= 0:
-            raise ValueError(f"bias_range: must not be negative, got {self.bias_range}")
+        self.require_positive("long_length", "vocab_size", "hidden_size", "output_hidden")
+        self.require_positive("memory_width", "eval_size")
+        check_float("bias_range", self.bias_range, 0)
 
 
 # Each variant over seeds; what changes with the profile.

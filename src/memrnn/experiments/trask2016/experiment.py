@@ -13,6 +13,7 @@ from memrnn.experiments.grid import grid_runs
 from memrnn.experiments.tables import Table
 from memrnn.experiments.trask2016.config import PROFILES, Trask2016Config
 from memrnn.experiments.trask2016.figures import report_figures
+from memrnn.experiments.trask2016.gates import GATE_COLUMNS
 from memrnn.experiments.trask2016.paper import TUTORIAL_SCALE
 from memrnn.experiments.trask2016.run import ReversalRun
 from memrnn.experiments.trask2016.tables import report_findings, report_tables
@@ -31,6 +32,14 @@ class Trask2016(TrainedExperiment[Trask2016Config]):
         "and the pop bias alone of Grefenstette et al. (2015), Appendix B"
     )
     config_type = Trask2016Config
+    metrics = (
+        "loss",
+        "train_token_acc",
+        "train_seq_acc",
+        "long_token_acc",
+        "long_seq_acc",
+        *GATE_COLUMNS,
+    )
     reference = "tutorial"
 
     def runs(self, profile: Profile) -> list[RunSpec]:
