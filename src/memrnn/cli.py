@@ -6,16 +6,19 @@ import argparse
 import dataclasses
 import json
 import os
+import signal
+import sqlite3
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import torch
 from tqdm import tqdm
 
 from memrnn import __version__
-from memrnn.errors import UserError
+from memrnn.errors import UserError, one_line_warning
 from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
@@ -106,9 +109,10 @@ def _list(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     from memrnn.runner.config import config_from_mapping, with_overrides
+    from memrnn.runner.lock import folder_lock
     from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
     from memrnn.runner.store import ResultsStore
-    from memrnn.runner.train import Progress, run
+    from memrnn.runner.train import Progress, check_config, run
     from memrnn.runner.version import code_version
 
     experiment = get_experiment(args.experiment)
@@ -121,17 +125,19 @@ def _train(args: argparse.Namespace) -> int:
         )
     base = runs[name]
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
+    check_config(experiment, config)
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
     checkpoint = checkpoint_path(out, spec)
-    if not args.resume:
-        checkpoint.unlink(missing_ok=True)
-    print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")
     with (
+        folder_lock(out),
         ResultsStore(out / STORE_NAME) as store,
         tqdm(total=config.steps, unit="step", file=sys.stderr, disable=args.quiet) as bar,
     ):
+        if not args.resume:
+            checkpoint.unlink(missing_ok=True)
+        print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")
         store.start(spec, code_version())
 
         def show(p: Progress) -> None:
@@ -147,8 +153,11 @@ def _train(args: argparse.Namespace) -> int:
                 resume=args.resume,
                 on_progress=show,
             )
-        except BaseException as error:
+        except Exception as error:
             store.fail(spec, repr(error))
+            raise
+        except BaseException:  # Ctrl-C or SIGTERM: --resume continues from the checkpoint
+            store.interrupt(spec)
             raise
         store.finish(spec, output)
     for metric, value in sorted(output.metrics.items()):
@@ -210,11 +219,7 @@ def _report(args: argparse.Namespace) -> int:
     from memrnn.runner.reproduce import report
 
     experiments = [get_experiment(name) for name in experiment_names()]
-    try:
-        files = report(args.out, experiments)
-    except FileNotFoundError as error:
-        raise UserError(str(error)) from None
-    for path in files:
+    for path in report(args.out, experiments):
         print(f"wrote {path}")
     return 0
 
@@ -242,13 +247,31 @@ _DATA_HELP = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """Mistakes in the arguments as one line, like every other error of the command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
+def _count(text: str) -> int:
+    """An argument that counts something: an int >= 1."""
+    value = int(text) if text.strip().lstrip("+-").isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memrnn",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memrnn {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error, not one line"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -315,9 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
     repro.add_argument(
-        "--workers", type=int, default=None, help="parallel runs (default: one per CPU core)"
+        "--workers", type=_count, default=None, help="parallel runs (default: one per CPU core)"
     )
-    repro.add_argument("--threads", type=int, default=1, help="torch and BLAS threads per run")
+    repro.add_argument("--threads", type=_count, default=1, help="torch and BLAS threads per run")
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     repro.set_defaults(handler=_reproduce)
 
@@ -331,23 +354,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds like Ctrl-C: runs marked interrupted, pool ended
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` (default: ``sys.argv``) and return its exit status: 0 done,
+    1 some run failed, 2 a mistake in what was asked for or a damaged file (one line on
+    stderr, the traceback with --debug), 130 interrupted."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
+    warnings.formatwarning = one_line_warning
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code: int = args.handler(args)
-    except UserError as error:
-        print(f"memrnn: error: {error}", file=sys.stderr)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+    except (UserError, ValueError, TypeError, OSError, sqlite3.Error) as error:
+        if args.debug:
+            raise
+        if isinstance(error, BrokenPipeError):  # `memrnn list --json | head`
+            return _quiet_broken_pipe()
+        print(f"memrnn: error: {_one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
             "memrnn: interrupted; finished runs are stored, `--resume` continues", file=sys.stderr
         )
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return code
+
+
+def _one_line(error: BaseException) -> str:
+    """The error as a person reads it: its own words for ours, the kind and words for the
+    rest (an OSError names its file)."""
+    if isinstance(error, UserError):
+        return str(error)
+    text = " ".join(str(error).split()) or "no message"
+    return f"{type(error).__name__}: {text} (--debug shows where)"
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader of our output went away: stop without a second error when Python
+    flushes stdout at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, as the shell reports a command its pipe ended
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import Profile, RunSpec
 from memrnn.runner.reproduce import STORE_NAME, checkpoint_path, report, reproduce
 from memrnn.runner.store import ResultsStore
@@ -97,8 +98,9 @@ def test_report_alone_rebuilds_from_the_store(tmp_path: Path) -> None:
     report(tmp_path, [ToyExperiment()])
     assert (tmp_path / "results.json").read_text() == first
     assert (tmp_path / "report.md").exists()
-    with pytest.raises(FileNotFoundError, match="no results store here"):
+    with pytest.raises(UserError, match="no results store here"):
         report(tmp_path / "empty", [ToyExperiment()])
+    assert not (tmp_path / "empty").exists()
 
 
 def test_report_files_are_readable_by_others(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -130,10 +131,42 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
                 lines += [f"![{name}](figures/{path.name})", ""]
             lines += _runs_table(records)
     runs = store.runs()
+    _keep_what_would_be_lost(out / "results.json", results)
     write_atomic(out / "results.json", lambda f: f.write(json.dumps(results, indent=1).encode()))
     write_atomic(out / "runs.json", lambda f: f.write(json.dumps(runs, indent=1).encode()))
     write_atomic(out / "report.md", lambda f: f.write("\n".join(lines).encode()))
     return [out / "results.json", out / "runs.json", out / "report.md", *written]
+
+
+class FewerResultsWarning(UserWarning):
+    """A report is about to replace a results file holding results it does not have."""
+
+
+def _cell_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(row.get(k) for k in ("experiment", "profile", "table", "row", "column"))
+
+
+def _keep_what_would_be_lost(path: Path, results: Sequence[Mapping[str, Any]]) -> None:
+    """Copy ``path`` aside, with a warning, if it holds cells ``results`` lacks (or cannot
+    be read): a report never replaces results with fewer without saying so."""
+    if not path.exists():
+        return
+    old = path.read_bytes()
+    try:
+        lost = {_cell_key(row) for row in json.loads(old)} - {_cell_key(r) for r in results}
+        why = f"{len(lost)} of its results are not in the store"
+    except (ValueError, TypeError, AttributeError) as error:
+        lost, why = {("unreadable",)}, f"it cannot be read ({error})"
+    if not lost:
+        return
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
+    kept = path.with_name(f"{path.stem}.previous-{stamp}{path.suffix}")
+    write_atomic(kept, lambda f: f.write(old))
+    warnings.warn(
+        f"{path}: {why}; the previous file is kept as {kept.name}",
+        FewerResultsWarning,
+        stacklevel=3,
+    )
 
 
 def _runs_table(records: Sequence[RunRecord]) -> list[str]:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, Profile, RunSpec
-from memrnn.experiments.registry import experiment_path
+from memrnn.experiments.registry import experiment_names, experiment_path, get_experiment
+from memrnn.runner.config import config_from_mapping
+from memrnn.runner.lock import folder_lock
 from memrnn.runner.report import write_report
 from memrnn.runner.store import ResultsStore
 from memrnn.runner.sweep import Backend, Job, JobResult
+from memrnn.runner.train import check_config
 from memrnn.runner.version import code_version
 
 STORE_NAME = "store.sqlite"
@@ -45,11 +50,17 @@ def reproduce(
     """Run every run of ``profile`` not already finished in ``out``, then write the report.
 
     The runs keep the data sets they make once under ``data`` (default: ``out/data``).
-    A run left 'running' or 'failed' by an earlier call resumes from its checkpoint.
+    A run left 'running', 'failed' or 'interrupted' by an earlier call resumes from its
+    checkpoint. Every run's config is checked before any starts. The report covers every
+    experiment with results in the store, not only those run now.
+
+    Raises:
+        UserError: another process works in ``out`` (``folder_lock``), its store is
+            damaged, or a run's config cannot run here (named).
     """
     data = out / DATA_NAME if data is None else data
     summary = Summary()
-    with ResultsStore(out / STORE_NAME) as store:
+    with folder_lock(out), ResultsStore(out / STORE_NAME) as store:
         jobs = []
         for experiment in experiments:
             for spec in experiment.runs(profile):
@@ -57,28 +68,54 @@ def reproduce(
                 if store.status(spec.key) == "finished":
                     summary.skipped += 1
                     continue
+                _check_run(experiment, spec)
                 checkpoint = checkpoint_path(out, spec)
                 jobs.append(Job(experiment_path(experiment), spec, checkpoint, threads, data))
         version = code_version()
         for job in jobs:
             store.start(job.spec, version)
-        for done, result in enumerate(backend.execute(jobs), start=1):
-            if result.output is not None:
-                store.finish(result.spec, result.output)
-                summary.finished.append(result.spec)
-            else:
-                store.fail(result.spec, result.error or "unknown error")
-                summary.failed.append(result)
-            if on_result is not None:
-                on_result(result, done, len(jobs))
-        summary.files = write_report(store, out, experiments)
+        try:
+            with closing(backend.execute(jobs)) as results:
+                for done, result in enumerate(results, start=1):
+                    if result.output is not None:
+                        store.finish(result.spec, result.output)
+                        summary.finished.append(result.spec)
+                    else:
+                        store.fail(result.spec, result.error or "unknown error")
+                        summary.failed.append(result)
+                    if on_result is not None:
+                        on_result(result, done, len(jobs))
+        except BaseException:  # Ctrl-C or SIGTERM: what was running can resume
+            for job in jobs:
+                store.interrupt(job.spec)
+            raise
+        summary.files = write_report(store, out, _reported(experiments))
     return summary
 
 
+def _check_run(experiment: Experiment, spec: RunSpec) -> None:
+    try:
+        check_config(experiment, config_from_mapping(experiment.config_type, spec.config))
+    except (ValueError, TypeError) as error:
+        raise UserError(f"{spec.experiment}/{spec.name}: {error}") from None
+
+
+def _reported(experiments: Sequence[Experiment]) -> list[Experiment]:
+    """The experiments given, then every other one registered: a report made after
+    running some experiments keeps the others' results."""
+    given = {experiment.name for experiment in experiments}
+    others = [get_experiment(name) for name in experiment_names() if name not in given]
+    return [*experiments, *others]
+
+
 def report(out: Path, experiments: Sequence[Experiment]) -> list[Path]:
-    """Rebuild the report in ``out`` from its store alone."""
+    """Rebuild the report in ``out`` from its store alone.
+
+    Raises:
+        UserError: no store in ``out``, a damaged one, or another process works there.
+    """
     path = out / STORE_NAME
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no results store here; run `memrnn reproduce` first")
-    with ResultsStore(path) as store:
+    if not path.exists():  # before the lock, which would make the folder
+        raise UserError(f"{path}: no results store here; run `memrnn reproduce` first")
+    with folder_lock(out), ResultsStore(path, create=False) as store:
         return write_report(store, out, experiments)

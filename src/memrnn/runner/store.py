@@ -1,7 +1,10 @@
 """The results store: one SQLite file, one row per run and one row per metric value.
 
-Only the driver process writes it. WAL mode lets a reader (``memrnn report`` in another
-terminal) look while a sweep is writing.
+Only the driver process writes it, and only one process works in an output folder at a
+time (``memrnn.runner.lock``). Status changes are conditional all the same: a finished
+run is never set back to running, so no interleaving can lose a result. A file that is
+not a results store (empty, damaged, another database, a folder) is named in a
+UserError and left as it is.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import RunOutput, RunRecord, RunSpec
 
 FINAL = -1  # the step recorded for a run's final metrics
@@ -32,7 +36,7 @@ CREATE TABLE IF NOT EXISTS runs (
     code_version TEXT NOT NULL,
     started      REAL NOT NULL,
     ended        REAL,
-    status       TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+    status       TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed', 'interrupted')),
     wall_seconds REAL,
     error        TEXT,
     artifacts    TEXT
@@ -48,18 +52,65 @@ CREATE TABLE IF NOT EXISTS metrics (
 
 
 class ResultsStore:
-    """Runs and their metrics in ``path`` (created if missing)."""
+    """Runs and their metrics in ``path``.
 
-    def __init__(self, path: Path) -> None:
+    Args:
+        path: the store's file.
+        create: make the file if it is missing (else a missing file is a UserError).
+
+    Raises:
+        UserError: ``path`` is a folder, an empty file, or not a results store (a damaged
+            or foreign database); the file is left untouched.
+    """
+
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
+        if path.is_dir():
+            raise UserError(f"{path}: a folder where the results store should be")
+        if path.exists() and path.stat().st_size == 0:
+            raise UserError(
+                f"{path}: an empty file, not a results store (its results are lost or it was "
+                "never written); move it away to start a new store"
+            )
+        if not path.exists() and not create:
+            raise UserError(f"{path}: no results store here; run `memrnn reproduce` first")
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
+        try:
+            self._db = sqlite3.connect(path)
+            self._open()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise UserError(
+                f"{path}: not a readable results store ({error}); it is left as it is"
+            ) from None
+
+    def _open(self) -> None:
+        (check,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"damaged: {check}")
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if tables and "runs" not in tables:
+            raise sqlite3.DatabaseError(f"it holds tables {sorted(tables)}, not runs")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
         if "tags" not in columns:  # a store written before runs had tags
             self._db.execute("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '{}'")
+        (schema,) = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()
+        if "'interrupted'" not in schema:  # a store written before runs could be interrupted
+            self._allow_interrupted()
+
+    def _allow_interrupted(self) -> None:
+        """Rebuild the runs table with the status 'interrupted' allowed (SQLite cannot
+        change a CHECK in place); foreign keys off, or dropping runs would drop metrics."""
+        self._db.execute("PRAGMA foreign_keys=OFF")
+        with self._db:
+            self._db.execute("ALTER TABLE runs RENAME TO runs_old")
+            self._db.executescript(_SCHEMA.split("CREATE TABLE IF NOT EXISTS metrics")[0])
+            self._db.execute("INSERT INTO runs SELECT * FROM runs_old")
+            self._db.execute("DROP TABLE runs_old")
+        self._db.execute("PRAGMA foreign_keys=ON")
 
     def close(self) -> None:
         self._db.close()
@@ -76,12 +127,13 @@ class ResultsStore:
             yield self._db
 
     def status(self, key: str) -> str | None:
-        """'running', 'finished', 'failed', or None for a run never started."""
+        """'running', 'finished', 'failed', 'interrupted', or None for a run never started."""
         row = self._db.execute("SELECT status FROM runs WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def start(self, spec: RunSpec, code_version: str) -> None:
-        """Record that ``spec`` is running (again, if it crashed or failed before)."""
+        """Record that ``spec`` is running (again, if it crashed, failed or was
+        interrupted before); a finished run stays finished."""
         with self._transaction() as db:
             db.execute(
                 """INSERT INTO runs (key, experiment, name, profile, model, task, config, tags,
@@ -89,7 +141,8 @@ class ResultsStore:
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')
                    ON CONFLICT (key) DO UPDATE SET status = 'running', started = excluded.started,
                        code_version = excluded.code_version, ended = NULL, error = NULL,
-                       tags = excluded.tags""",
+                       tags = excluded.tags
+                   WHERE runs.status != 'finished'""",
                 (
                     spec.key,
                     spec.experiment,
@@ -106,10 +159,13 @@ class ResultsStore:
             )
 
     def finish(self, spec: RunSpec, output: RunOutput) -> None:
-        """Store a finished run's metrics, history and artifacts."""
+        """Store a finished run's metrics, history and artifacts; a run already finished
+        keeps the results it has."""
         rows = [(spec.key, name, FINAL, float(v)) for name, v in output.metrics.items()]
         rows += [(spec.key, name, step, float(v)) for step, name, v in output.history]
         with self._transaction() as db:
+            if self.status(spec.key) == "finished":
+                return
             db.execute("DELETE FROM metrics WHERE run_key = ?", (spec.key,))
             db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", rows)
             db.execute(
@@ -119,10 +175,20 @@ class ResultsStore:
             )
 
     def fail(self, spec: RunSpec, error: str) -> None:
+        """Record that the running ``spec`` raised ``error`` (a finished run stays so)."""
+        self._end(spec.key, "failed", error)
+
+    def interrupt(self, spec: RunSpec) -> None:
+        """Record that the running ``spec`` was stopped by the user (Ctrl-C) or a signal;
+        its checkpoint lets the next call resume it."""
+        self._end(spec.key, "interrupted", "interrupted before it finished")
+
+    def _end(self, key: str, status: str, error: str) -> None:
         with self._transaction() as db:
             db.execute(
-                "UPDATE runs SET status = 'failed', ended = ?, error = ? WHERE key = ?",
-                (time.time(), error, spec.key),
+                "UPDATE runs SET status = ?, ended = ?, error = ? "
+                "WHERE key = ? AND status = 'running'",
+                (status, time.time(), error, key),
             )
 
     def runs(self, experiment: str | None = None) -> list[dict[str, Any]]:

@@ -3,14 +3,25 @@
 Workers train and write their own checkpoints; what they return (metrics, history,
 artifacts) comes back to the driver, which alone writes the results store. A run that
 raises comes back as a failure, so one bad run does not stop the sweep.
+
+Workers never outlive their driver: they ignore Ctrl-C (the driver decides what stops),
+and die when it dies, by the kernel's parent-death signal on Linux and a watchdog thread
+everywhere. When the driver stops early (Ctrl-C, an error, SIGTERM), queued runs are
+cancelled and running ones terminated at once; their checkpoints let them resume.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 import traceback
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +30,9 @@ from typing import Any, Protocol
 import torch
 from threadpoolctl import threadpool_limits
 
+from memrnn.errors import UserError, one_line_warning
 from memrnn.experiments.base import RunOutput, RunSpec
+from memrnn.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -65,28 +78,80 @@ def execute_job(job: Job) -> JobResult:
 
 
 class Backend(Protocol):
-    """Runs jobs and yields their results as they complete."""
+    """Runs jobs and yields their results as they complete; closing the generator before
+    the end cancels the runs not yet done."""
 
-    def execute(self, jobs: Sequence[Job]) -> Iterator[JobResult]: ...
+    def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]: ...
+
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_WATCH_SECONDS = 0.5
+
+
+def _init_worker(driver: int) -> None:
+    """Make a pool worker ignore Ctrl-C and die with ``driver``, its parent process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.formatwarning = one_line_warning
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):  # no libc to call: the watchdog alone
+            pass
+    threading.Thread(target=_watch_driver, args=(driver,), daemon=True).start()
+
+
+def _watch_driver(driver: int) -> None:
+    """Exit as soon as the parent is no longer ``driver`` (it died; the worker was
+    adopted). Covers systems without a parent-death signal, and the moment before the
+    signal was armed."""
+    while os.getppid() == driver:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued runs and end the running ones now, not when they finish."""
+    processes = list(pool._processes.values())  # no public API lists a pool's workers
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
 
 
 class LocalBackend:
-    """A process pool on this machine (or in-process when one worker is asked for)."""
+    """A process pool on this machine (or in-process when one worker is asked for).
+
+    Args:
+        workers: parallel runs, >= 1 (None: one per CPU core).
+    """
 
     def __init__(self, workers: int | None = None) -> None:
-        self.workers = workers or os.cpu_count() or 1
+        self.workers = (
+            (os.cpu_count() or 1) if workers is None else check_int("workers", workers, 1)
+        )
 
-    def execute(self, jobs: Sequence[Job]) -> Iterator[JobResult]:
+    def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]:
         workers = min(self.workers, len(jobs))
         if workers <= 1:
             yield from (execute_job(job) for job in jobs)
             return
         # spawn, not fork: forking a process whose torch already started threads can hang.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
+        )
+        try:
             futures = [pool.submit(execute_job, job) for job in jobs]
             for future in as_completed(futures):
                 yield future.result()
+        except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped listening
+            _stop(pool)
+            raise
+        pool.shutdown()
 
 
 class RayBackend:
@@ -100,24 +165,32 @@ class RayBackend:
     def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
         try:
             import ray
-        except ImportError as error:
-            raise ImportError("the Ray backend needs Ray: pip install 'memrnn[ray]'") from error
+        except ImportError:
+            raise UserError("the Ray backend needs Ray: pip install 'memrnn[ray]'") from None
         self._ray: Any = ray
         if not ray.is_initialized():
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address is None:
                 options["num_cpus"] = num_cpus
-            ray.init(address=address, **options)
+            try:
+                ray.init(address=address, **options)
+            except ConnectionError as error:
+                raise UserError(f"Ray cluster {address}: cannot connect ({error})") from None
 
-    def execute(self, jobs: Sequence[Job]) -> Iterator[JobResult]:
+    def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]:
         ray = self._ray
         task = ray.remote(execute_job)
         pending = [
             task.options(num_cpus=job.threads, num_gpus=job.spec.gpus).remote(job) for job in jobs
         ]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        except BaseException:  # as for the local pool: cancel what is queued or running
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
 
     def shutdown(self) -> None:
         self._ray.shutdown()
