@@ -16,6 +16,7 @@ from memrnn import __version__
 from memrnn.cli import main
 from memrnn.runner.reproduce import STORE_NAME
 from memrnn.runner.store import ResultsStore
+from tests.plugin import plugin_environment
 
 
 def memrnn(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -298,22 +299,10 @@ class PluginToy(FittedExperiment[PluginConfig]):
 '''
 
 
-def _plugin_path(folder: Path) -> str:
-    """A folder holding a fake installed distribution that declares ``plugintoy``."""
-    (folder / "memrnn_plugintoy.py").write_text(_PLUGIN)
-    info = folder / "memrnn_plugintoy-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: memrnn-plugintoy\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[memrnn.experiments]\nplugintoy = memrnn_plugintoy:PluginToy\n"
-    )
-    return os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])
-
-
 def test_an_installed_package_adds_an_experiment_through_its_entry_point(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    env = {**os.environ, "PYTHONPATH": _plugin_path(site)}
+    env = plugin_environment(
+        tmp_path / "site", "memrnn_plugintoy", _PLUGIN, "plugintoy = memrnn_plugintoy:PluginToy"
+    )
 
     def plugged(*args: str) -> str:
         done = subprocess.run(

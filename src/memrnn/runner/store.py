@@ -102,14 +102,18 @@ class ResultsStore:
             self._allow_interrupted()
 
     def _allow_interrupted(self) -> None:
-        """Rebuild the runs table with the status 'interrupted' allowed (SQLite cannot
-        change a CHECK in place); foreign keys off, or dropping runs would drop metrics."""
+        """Rebuild the runs table with the status 'interrupted' allowed, as SQLite's manual
+        says to change a CHECK: make the new table, copy, drop the old, rename the new.
+        Foreign keys stay off meanwhile, or dropping the runs would drop their metrics."""
+        columns = ", ".join(row[1] for row in self._db.execute("PRAGMA table_info(runs)"))
+        create = _SCHEMA.split("CREATE TABLE IF NOT EXISTS metrics")[0]
         self._db.execute("PRAGMA foreign_keys=OFF")
         with self._db:
-            self._db.execute("ALTER TABLE runs RENAME TO runs_old")
-            self._db.executescript(_SCHEMA.split("CREATE TABLE IF NOT EXISTS metrics")[0])
-            self._db.execute("INSERT INTO runs SELECT * FROM runs_old")
-            self._db.execute("DROP TABLE runs_old")
+            self._db.execute("DROP TABLE IF EXISTS runs_new")  # left by a killed rebuild
+            self._db.execute(create.replace("EXISTS runs (", "EXISTS runs_new ("))
+            self._db.execute(f"INSERT INTO runs_new ({columns}) SELECT {columns} FROM runs")
+            self._db.execute("DROP TABLE runs")
+            self._db.execute("ALTER TABLE runs_new RENAME TO runs")
         self._db.execute("PRAGMA foreign_keys=ON")
 
     def close(self) -> None:

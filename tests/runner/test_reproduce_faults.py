@@ -1,0 +1,101 @@
+"""``reproduce`` and ``report`` under bad conditions: a busy folder, a run that cannot
+run here, a store that lost its results, a damaged results file. Nothing is lost."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from memrnn.errors import UserError
+from memrnn.experiments.base import Profile, RunSpec
+from memrnn.experiments.registry import experiment_names
+from memrnn.runner.lock import folder_lock
+from memrnn.runner.report import FewerResultsWarning
+from memrnn.runner.reproduce import STORE_NAME, _reported, report, reproduce
+from memrnn.runner.store import ResultsStore
+from memrnn.runner.sweep import LocalBackend
+from tests.runner.toy import ToyConfig, ToyExperiment
+
+
+def test_a_busy_folder_is_refused_and_left_alone(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with folder_lock(tmp_path):
+        for attempt in (
+            lambda: reproduce([ToyExperiment()], "quick", tmp_path, LocalBackend(workers=1)),
+            lambda: report(tmp_path, [ToyExperiment()]),
+        ):
+            with pytest.raises(UserError, match="another memrnn process"):
+                attempt()
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == files
+
+
+class _NoSuchDevice(ToyExperiment):
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        good, bad = super().runs(profile)
+        config = ToyConfig(**{**bad.config, "device": "cuda:99"})
+        return [good, dataclasses.replace(bad, config=config.to_dict())]
+
+
+def test_every_run_is_checked_before_any_starts(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="toy/seed1: device: cuda:99 was asked for"):
+        reproduce([_NoSuchDevice()], "smoke", tmp_path, LocalBackend(workers=1))
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        assert store.runs() == []  # not even the good run started
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_a_report_with_fewer_results_keeps_the_previous_file(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    good = (tmp_path / "results.json").read_bytes()
+    with ResultsStore(tmp_path / STORE_NAME) as store:  # a store that lost its runs
+        store._db.execute("DELETE FROM runs")
+        store._db.commit()
+    with pytest.warns(FewerResultsWarning, match=r"of its results are not in the store"):
+        report(tmp_path, [ToyExperiment()])
+    assert json.loads((tmp_path / "results.json").read_text()) == []
+    (kept,) = tmp_path.glob("results.previous-*.json")
+    assert kept.read_bytes() == good
+
+
+def test_an_unreadable_results_file_is_kept_before_it_is_replaced(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    (tmp_path / "results.json").write_text('[{"experiment": "toy", "tab')
+    with pytest.warns(FewerResultsWarning, match="cannot be read"):
+        report(tmp_path, [ToyExperiment()])
+    (kept,) = tmp_path.glob("results.previous-*.json")
+    assert kept.read_text() == '[{"experiment": "toy", "tab'
+
+
+def test_the_same_results_replace_a_file_silently(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report(tmp_path, [ToyExperiment()])
+    assert not list(tmp_path.glob("results.previous-*"))
+
+
+def test_an_empty_store_is_refused_and_the_results_kept(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    good = (tmp_path / "results.json").read_bytes()
+    for name in (STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    (tmp_path / STORE_NAME).write_bytes(b"")
+    for attempt in (
+        lambda: report(tmp_path, [ToyExperiment()]),
+        lambda: reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1)),
+    ):
+        with pytest.raises(UserError, match=f"{tmp_path / STORE_NAME}: an empty file"):
+            attempt()
+        assert (tmp_path / "results.json").read_bytes() == good
+        assert (tmp_path / STORE_NAME).read_bytes() == b""
+
+
+def test_the_report_covers_every_registered_experiment_after_the_ones_run() -> None:
+    names = [e.name for e in _reported([ToyExperiment()])]
+    assert names == ["toy", *experiment_names()]
+    assert [e.name for e in _reported(_reported([]))] == experiment_names()
