@@ -5,12 +5,14 @@ its driver killed under a pool of workers (none may survive it), Ctrl-C and SIGT
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -219,6 +221,21 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
+_STARTED: set[int] = set()  # every driver and worker a test started
+
+
+@pytest.fixture(autouse=True)
+def _no_strays() -> Iterator[None]:
+    """Whatever a failing test leaves running is killed, not left to burn the CPU: its
+    drivers and their workers, adopted by init or not."""
+    yield
+    strays = _STARTED | {child for parent in _STARTED for child in _children(parent)}
+    for pid in strays:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _STARTED.clear()
+
+
 def _start_pool(out: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], set[int]]:
     """A long sweep with two workers, returned once both train (checkpoints appear)."""
     driver = subprocess.Popen(
@@ -233,6 +250,7 @@ def _start_pool(out: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
         assert time.monotonic() < deadline, "the workers never wrote a checkpoint"
         time.sleep(0.05)
     workers = {pid for pid in _children(driver.pid) if "spawn_main" in _cmdline(pid)}
+    _STARTED.update({driver.pid, *workers})
     assert len(workers) == 2
     return driver, workers
 
@@ -286,6 +304,7 @@ def test_ctrl_c_of_a_run_in_process_marks_it_interrupted(
                                                         "--workers", "1")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
+    _STARTED.add(driver.pid)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob("checkpoints/*.pt")):
         assert driver.poll() is None and time.monotonic() < deadline

@@ -182,26 +182,34 @@ def _reproduce(args: argparse.Namespace) -> int:
     experiments = [get_experiment(name) for name in names]
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
-    bar = tqdm(unit="run", file=sys.stderr, disable=args.quiet, desc=f"reproduce {args.profile}")
+    backend = _backend(args)
+    bars: list[tqdm[None]] = []  # made once the runs are checked: an error shows no bar
+
+    def start(total: int) -> None:
+        desc = f"reproduce {args.profile}"
+        bars.append(tqdm(total=total, unit="run", file=sys.stderr, disable=args.quiet, desc=desc))
 
     def show(result: JobResult, done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_postfix_str(
+        bars[0].update(done - bars[0].n)
+        bars[0].set_postfix_str(
             f"{result.spec.experiment}/{result.spec.name}"
             + (" FAILED" if result.output is None else "")
         )
 
-    with bar:
+    try:
         summary = reproduce(
             experiments,
             args.profile,
             out,
-            _backend(args),
+            backend,
             threads=args.threads,
             data=data,
+            on_start=start,
             on_result=show,
         )
+    finally:
+        for bar in bars:
+            bar.close()
     ran = len(summary.finished) + len(summary.failed)
     print(
         f"{summary.planned} runs planned, {summary.skipped} already finished, {ran} run now, "

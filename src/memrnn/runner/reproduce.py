@@ -45,6 +45,7 @@ def reproduce(
     *,
     threads: int = 1,
     data: Path | None = None,
+    on_start: Callable[[int], None] | None = None,
     on_result: Callable[[JobResult, int, int], None] | None = None,
 ) -> Summary:
     """Run every run of ``profile`` not already finished in ``out``, then write the report.
@@ -52,7 +53,9 @@ def reproduce(
     The runs keep the data sets they make once under ``data`` (default: ``out/data``).
     A run left 'running', 'failed' or 'interrupted' by an earlier call resumes from its
     checkpoint. Every run's config is checked before any starts. The report covers every
-    experiment with results in the store, not only those run now.
+    experiment with results in the store, not only those run now. ``on_start`` is told
+    how many runs will run, once they are checked; ``on_result`` is told of each result
+    with the number done and the total.
 
     Raises:
         UserError: another process works in ``out`` (``folder_lock``), its store is
@@ -74,6 +77,8 @@ def reproduce(
         version = code_version()
         for job in jobs:
             store.start(job.spec, version)
+        if on_start is not None:
+            on_start(len(jobs))
         try:
             with closing(backend.execute(jobs)) as results:
                 for done, result in enumerate(results, start=1):
