@@ -6,7 +6,10 @@ Restoring first checks everything it will set, then sets it: a checkpoint that c
 read, lacks an entry, holds one of another type, or whose states do not fit the model,
 optimiser, schedule or generators being trained, changes nothing. It is moved aside with a
 warning (:func:`~memrnn.training.checkpoint.set_aside`) and the run starts over, which
-gives what a run never interrupted gives.
+gives what a run never interrupted gives. "Fit" is strict: the state dicts must hold the
+very entries, of the same kinds, that the run's own hold, so a checkpoint written by a
+torch whose optimiser or schedule records other entries also starts the run over, rather
+than continue from a state the two versions may read differently.
 """
 
 from __future__ import annotations
@@ -201,6 +204,8 @@ def _tensors_problem(name: str, saved: dict[Any, Any], wanted: Mapping[str, Tens
         return f"its {name!r} and the model differ in {', '.join(odd[:3])}"
     for key, tensor in wanted.items():
         value = saved[key]
+        if not isinstance(tensor, Tensor):  # a module's extra state: its own to check
+            continue
         if not isinstance(value, Tensor) or value.shape != tensor.shape:
             got = tuple(value.shape) if isinstance(value, Tensor) else type(value).__name__
             return f"its {name!r}[{key!r}] is {got}, the model's {tuple(tensor.shape)}"
