@@ -14,7 +14,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pytest
@@ -316,3 +316,24 @@ def test_looking_through_thousands_of_files_asks_each_writer_once(
     assert len(remove_stale_temporaries(tmp_path)) == 501
     assert time.perf_counter() - started < 5 and len(asked) == 1
     assert len(list(tmp_path.iterdir())) == 3000
+
+
+def test_a_subfolder_that_cannot_be_read_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "locked").mkdir()
+    dead = _interrupted(tmp_path / "results.json")
+    scandir = os.scandir
+
+    def refuse_locked(path: Any) -> Any:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse_locked)
+    assert remove_stale_temporaries(tmp_path) == [dead]
+    with pytest.raises(PermissionError):
+        remove_stale_temporaries(tmp_path / "locked")
+    (tmp_path / "results.json").write_text("[]")
+    with pytest.raises(ValueError, match=r"folder: .*results\.json is not a folder"):
+        remove_stale_temporaries(tmp_path / "results.json")

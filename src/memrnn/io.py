@@ -93,12 +93,17 @@ class _Judge:
         return match["target"] if old else None
 
 
-def _scan(folder: Path) -> list[os.DirEntry[str]]:
-    """The entries of ``folder``; none if it is gone."""
+def _scan(folder: Path, *, top: bool = True) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``; none if it is gone, or if it is a subfolder that cannot
+    be read (there is nothing to clean up there that could be removed)."""
     try:
         with os.scandir(folder) as entries:
             return list(entries)
     except FileNotFoundError:
+        return []
+    except OSError:
+        if top:
+            raise
         return []
 
 
@@ -111,7 +116,8 @@ def remove_stale_temporaries(folder: Path, *, recursive: bool = True) -> list[Pa
     of another machine sharing the folder and those of versions that did not record the
     writer (``.NAME.XXXXXXXX.tmp``), are removed only when older than
     :data:`STALE_AFTER_SECONDS`. Nothing else is touched: not other files, not the
-    temporaries of running writers, not symbolic links, not folders.
+    temporaries of running writers, not symbolic links, not folders; subfolders that
+    cannot be read are passed over.
 
     Args:
         folder: where to look; a missing folder holds nothing to remove.
@@ -128,7 +134,8 @@ def remove_stale_temporaries(folder: Path, *, recursive: bool = True) -> list[Pa
         raise ValueError(f"folder: {folder} is not a folder")
     judge, removed, pending = _Judge(), [], [folder]
     while pending:
-        for entry in _scan(pending.pop()):
+        current = pending.pop()
+        for entry in _scan(current, top=current == folder):
             if recursive and entry.is_dir(follow_symlinks=False):
                 pending.append(Path(entry.path))
             elif judge.stale_target(entry) is not None:
