@@ -10,6 +10,7 @@ from typing import get_args
 import numpy as np
 import pytest
 
+from memrnn.errors import UserError
 from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model, load_splits
 from memrnn.experiments.base import PROFILE_NAMES, Profile, RunRecord
 from memrnn.models import model_names
@@ -105,3 +106,48 @@ def test_table1_rows_in_the_papers_order_columns_by_r() -> None:
     assert list(figures) == ["learning-curves"]
     assert [axes.get_title() for axes in figures["learning-curves"].axes] == ["R = 20", "R = 50"]
     assert Ba2016().figures([]) == {}
+
+
+_SMALL = Ba2016Config(train_size=30, validation_size=10, test_size=20, data_seed=3)
+
+
+def _rewritten(tmp_path: Path, change: str) -> Path:
+    """The file of _SMALL's splits, damaged as ``change`` says."""
+    load_splits(_SMALL, tmp_path)
+    (path,) = (tmp_path / "retrieval").glob("*.npz")
+    if change == "zero bytes":
+        path.write_bytes(b"")
+        return path
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    if change == "out of the vocabulary":
+        arrays["test_inputs"] = arrays["test_inputs"] + 37
+    elif change == "not an example":
+        arrays["train_inputs"][4, -1] = 26  # the query is a digit, not a key
+    elif change == "a wrong target":
+        arrays["validation_targets"][2] = (arrays["validation_targets"][2] + 1) % 10
+    else:  # fewer examples than the file name and its meta say
+        arrays["test_inputs"], arrays["test_targets"] = (
+            arrays["test_inputs"][:5],
+            arrays["test_targets"][:5],
+        )
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ("zero bytes", r"cannot read the retrieval splits \(EOFError"),
+        ("out of the vocabulary", r"damaged retrieval splits \(test: symbol ids outside"),
+        ("not an example", r"damaged retrieval splits \(train: example 4 .* a query that"),
+        ("a wrong target", r"damaged retrieval splits \(validation: example 2 .* a target"),
+        ("too few", r"damaged retrieval splits \(test: inputs \(5, 11\)"),
+    ],
+)
+def test_a_damaged_splits_file_is_an_error_naming_it(
+    tmp_path: Path, change: str, problem: str
+) -> None:
+    path = _rewritten(tmp_path, change)
+    with pytest.raises(UserError, match=rf"{path.name}: {problem}"):
+        load_splits(_SMALL, tmp_path)

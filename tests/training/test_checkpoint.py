@@ -1,14 +1,23 @@
-"""Checkpoints are written atomically and loaded without unpickling arbitrary objects."""
+"""Checkpoints are written atomically, loaded without unpickling arbitrary objects, and
+moved aside, never lost, when they cannot be used."""
 
 from __future__ import annotations
 
-import pickle
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
-from memrnn.training.checkpoint import load_checkpoint, save_checkpoint
+from memrnn.errors import UserError
+from memrnn.training.checkpoint import (
+    DamagedCheckpointError,
+    DamagedCheckpointWarning,
+    load_checkpoint,
+    save_checkpoint,
+    set_aside,
+)
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -44,5 +53,55 @@ class Payload:
 def test_loading_refuses_arbitrary_objects(tmp_path: Path) -> None:
     path = tmp_path / "evil.pt"
     torch.save({"x": Payload()}, path)
-    with pytest.raises(pickle.UnpicklingError):
+    with pytest.raises(DamagedCheckpointError, match=r"evil\.pt: UnpicklingError"):
         load_checkpoint(path)
+
+
+@pytest.mark.parametrize(
+    ("write", "reason"),
+    [
+        (lambda p: p.write_bytes(b""), "EOFError"),
+        (lambda p: p.write_bytes(b"\x80\x02garbled" * 50), "UnpicklingError"),
+        (lambda p: p.mkdir(), "IsADirectoryError"),
+        (lambda p: torch.save([1, 2, 3], p), "holds a list, not a dict"),
+    ],
+)
+def test_a_checkpoint_that_cannot_be_read_is_named_with_the_reason(
+    tmp_path: Path, write: Callable[[Path], object], reason: str
+) -> None:
+    path = tmp_path / "c.pt"
+    write(path)
+    with pytest.raises(DamagedCheckpointError, match=rf"c\.pt: {reason}") as caught:
+        load_checkpoint(path)
+    assert caught.value.path == path and caught.value.reason.startswith(reason)
+
+
+def test_setting_aside_never_overwrites_an_earlier_damaged_copy(tmp_path: Path) -> None:
+    path = tmp_path / "c.pt"
+    moved = []
+    for content in (b"first", b"second", b"third"):
+        path.write_bytes(content)
+        with pytest.warns(DamagedCheckpointWarning) as warned:
+            moved.append(set_aside(DamagedCheckpointError(path, "garbled")))
+        (message,) = [str(w.message) for w in warned]
+        assert message == (
+            f"{path}: damaged checkpoint (garbled); moved to {moved[-1]}, the run starts over"
+        )
+    assert [p.name for p in moved] == ["c.pt.damaged", "c.pt.damaged-2", "c.pt.damaged-3"]
+    assert [p.read_bytes() for p in moved] == [b"first", b"second", b"third"]
+    assert not path.exists()
+
+
+def test_a_checkpoint_that_cannot_be_moved_aside_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.pt"
+    path.write_bytes(b"")
+
+    def refuse(source: object, target: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "rename", refuse)
+    with pytest.raises(UserError, match=r"c\.pt: a damaged checkpoint \(EOFError\) that cannot"):
+        set_aside(DamagedCheckpointError(path, "EOFError"))
+    assert path.exists()

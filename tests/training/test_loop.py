@@ -4,62 +4,16 @@ schedule, and resuming mid-run with all of them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 import torch
-from torch import Tensor, nn
 
-from memrnn.training import LoopSettings, StepReport, train_loop
-
-
-class _Regression:
-    """Linear regression on fresh noisy data each step; evaluated on a fixed set whose
-    loss can be made to rise (``worse_after``) so that the best weights are not the last."""
-
-    def __init__(self, seed: int = 0, worse_after: int = 0) -> None:
-        torch.manual_seed(seed)
-        self.model = nn.Linear(3, 1)
-        self.w = torch.tensor([[1.0], [-2.0], [0.5]])
-        self.worse_after = worse_after
-        self.evaluations = 0
-
-    def training_batch(self, rng: np.random.Generator) -> tuple[Tensor, Tensor]:
-        x = torch.from_numpy(rng.standard_normal((8, 3))).float()
-        return x, x @ self.w
-
-    def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
-        x, y = batch
-        return torch.mean((self.model(x) - y) ** 2)
-
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
-        self.evaluations += 1
-        x = torch.from_numpy(rng.standard_normal((64, 3))).float()
-        value = float(self.loss((x, x @ self.w)))
-        if self.worse_after and self.evaluations > self.worse_after:
-            value += float(self.evaluations)  # a dev loss that rises after a while
-        return {"dev": value}
-
-
-def _run(steps: Any, settings: LoopSettings, **kwargs: Any) -> Any:
-    optimizer = torch.optim.SGD(steps.model.parameters(), lr=0.05)
-    schedule = kwargs.pop("schedule", None)
-    if schedule == "plateau":
-        schedule = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)
-    return train_loop(
-        steps,
-        optimizer,
-        settings,
-        data_rng=np.random.default_rng(1),
-        eval_rng=lambda step: np.random.default_rng([2, step]),
-        schedule=schedule,
-        **kwargs,
-    ), optimizer
+from memrnn.training import LoopSettings, StepReport
+from tests.training.regression import Regression, run
 
 
 def test_evaluates_every_so_often_and_after_the_last_step() -> None:
-    result, _ = _run(_Regression(), LoopSettings(steps=25, eval_every=10, monitor="dev"))
+    result, _ = run(Regression(), LoopSettings(steps=25, eval_every=10, monitor="dev"))
     assert sorted({s for s, _, _ in result.history}) == [10, 20, 25]
     assert result.steps_done == 25 and not result.stopped_early
     assert {"dev", "train_loss"} <= set(result.metrics)
@@ -67,25 +21,25 @@ def test_evaluates_every_so_often_and_after_the_last_step() -> None:
 
 def test_keep_best_ends_with_the_best_weights_not_the_last() -> None:
     settings = LoopSettings(steps=60, eval_every=10, monitor="dev", keep_best=True)
-    steps = _Regression(worse_after=3)
-    result, _ = _run(steps, settings)
+    steps = Regression(worse_after=3)
+    result, _ = run(steps, settings)
     assert result.best_step == 30
-    again = _Regression(worse_after=3)
-    _run(again, LoopSettings(steps=30, eval_every=10, monitor="dev"))
+    again = Regression(worse_after=3)
+    run(again, LoopSettings(steps=30, eval_every=10, monitor="dev"))
     for a, b in zip(steps.model.parameters(), again.model.parameters(), strict=True):
         assert torch.equal(a, b)
 
 
 def test_patience_counts_evaluations_without_an_improvement_beyond_the_margin() -> None:
     settings = LoopSettings(steps=100, eval_every=10, monitor="dev", patience=2, margin=1e9)
-    result, _ = _run(_Regression(), settings)
+    result, _ = run(Regression(), settings)
     # nothing beats the first evaluation by 1e9: stop at the third
     assert result.stopped_early and result.steps_done == 30 and result.best_step == 10
 
 
 def test_the_schedule_sees_every_evaluation() -> None:
     settings = LoopSettings(steps=60, eval_every=10, monitor="dev")
-    _, optimizer = _run(_Regression(worse_after=2), settings, schedule="plateau")
+    _, optimizer = run(Regression(worse_after=2), settings, schedule="plateau")
     # the dev loss rises at evaluations 3..6: the rate is halved at each of them
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.05 * 0.5**4)
 
@@ -95,12 +49,12 @@ class _Crash(Exception):
 
 
 @pytest.mark.parametrize("crash_at", [20, 35, 60])
-def test_resuming_gives_the_uninterrupted_run(tmp_path: Path, crash_at: int) -> None:
+def test_resuming_gives_the_uninterruptedrun(tmp_path: Path, crash_at: int) -> None:
     settings = LoopSettings(
         steps=60, eval_every=10, checkpoint_every=10, monitor="dev", keep_best=True, patience=3
     )
-    whole_steps = _Regression(worse_after=3)
-    whole, whole_opt = _run(whole_steps, settings, schedule="plateau")
+    whole_steps = Regression(worse_after=3)
+    whole, whole_opt = run(whole_steps, settings, schedule="plateau")
 
     def crash(report: StepReport) -> None:
         if report.step == crash_at:
@@ -108,13 +62,11 @@ def test_resuming_gives_the_uninterrupted_run(tmp_path: Path, crash_at: int) -> 
 
     path = tmp_path / "loop.pt"
     with pytest.raises(_Crash):
-        _run(
-            _Regression(worse_after=3), settings, schedule="plateau", checkpoint=path, on_step=crash
-        )
+        run(Regression(worse_after=3), settings, schedule="plateau", checkpoint=path, on_step=crash)
     # a fresh process; its dev-loss drift resumes where the last checkpoint was written
-    steps = _Regression(worse_after=3)
+    steps = Regression(worse_after=3)
     steps.evaluations = (crash_at - 1) // 10  # the checkpoint before the crash
-    resumed, opt = _run(steps, settings, schedule="plateau", checkpoint=path, resume=True)
+    resumed, opt = run(steps, settings, schedule="plateau", checkpoint=path, resume=True)
     assert resumed.metrics == whole.metrics and resumed.history == whole.history
     assert resumed.best_step == whole.best_step and resumed.stopped_early == whole.stopped_early
     assert opt.param_groups[0]["lr"] == whole_opt.param_groups[0]["lr"]
@@ -124,11 +76,11 @@ def test_resuming_gives_the_uninterrupted_run(tmp_path: Path, crash_at: int) -> 
 
 def test_a_monitor_the_run_does_not_report_is_named() -> None:
     with pytest.raises(ValueError, match="monitor: the run reports no metric 'accuracy'"):
-        _run(_Regression(), LoopSettings(steps=3, monitor="accuracy"))
+        run(Regression(), LoopSettings(steps=3, monitor="accuracy"))
 
 
-def test_a_non_finite_loss_stops_the_run() -> None:
-    steps = _Regression()
+def test_a_non_finite_loss_stops_therun() -> None:
+    steps = Regression()
     steps.w = torch.full((3, 1), float("nan"))
     with pytest.raises(FloatingPointError, match="at step 1"):
-        _run(steps, LoopSettings(steps=3, monitor="dev"))
+        run(steps, LoopSettings(steps=3, monitor="dev"))

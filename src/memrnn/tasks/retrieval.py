@@ -142,18 +142,56 @@ def splits_to_arrays(splits: RetrievalSplits) -> dict[str, np.ndarray]:
     return arrays
 
 
-def splits_from_arrays(arrays: Mapping[str, np.ndarray], seed: int, pairs: int) -> RetrievalSplits:
-    """The splits :func:`splits_to_arrays` gave ``arrays`` for.
+def _check_split(
+    split: str, inputs: np.ndarray, targets: np.ndarray, pairs: int, size: int
+) -> None:
+    """ValueError naming ``split`` unless it holds ``size`` examples as :func:`sample` draws
+    them: checked for all examples at once, the first bad one named."""
+    for array, what in ((inputs, "inputs"), (targets, "targets")):
+        if not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"{split}_{what}: expected integers, got dtype {array.dtype}")
+    width = sequence_length(pairs)
+    if inputs.shape != (size, width) or targets.shape != (size,):
+        raise ValueError(
+            f"{split}: inputs {inputs.shape} and targets {targets.shape}, "
+            f"not ({size}, {width}) and ({size},)"
+        )
+    if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
+        raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
+    keys, values = inputs[:, 0 : 2 * pairs : 2], inputs[:, 1 : 2 * pairs : 2] - len(LETTERS)
+    asked = keys == inputs[:, -1:]
+    stored = values[np.arange(size), np.argmax(asked, axis=1)]
+    problems = {
+        "a key that is not a letter": (keys >= len(LETTERS)).any(axis=1),
+        "a key twice": (np.diff(np.sort(keys, axis=1), axis=1) == 0).any(axis=1),
+        "a value that is not a digit": ((values < 0) | (values >= CLASSES)).any(axis=1),
+        "no ?? before the query": (inputs[:, 2 * pairs : 2 * pairs + 2] != QUERY).any(axis=1),
+        "a query that is not a key": ~asked.any(axis=1),
+        "a target that is not the digit stored with the query": targets != stored,
+    }
+    firsts = [(int(np.argmax(bad)), problem) for problem, bad in problems.items() if bad.any()]
+    if firsts:
+        i, problem = min(firsts)
+        raise ValueError(
+            f"{split}: example {i} ({to_text(inputs[i])} -> {targets[i]}) has {problem}"
+        )
+
+
+def splits_from_arrays(
+    arrays: Mapping[str, np.ndarray], seed: int, pairs: int, sizes: tuple[int, int, int]
+) -> RetrievalSplits:
+    """The splits :func:`splits_to_arrays` gave ``arrays`` for, made by
+    ``make_splits(seed, pairs, sizes)``; every example is checked to be one :func:`sample`
+    draws (K letter-digit pairs with distinct letters, ``??``, one of the letters) and its
+    target the digit stored with the query.
 
     Raises:
         KeyError: an array is missing.
-        ValueError: inputs of the wrong shape for ``pairs``, not as many targets as inputs,
-            or a symbol id outside the vocabulary.
+        ValueError: arrays that are not integers, or not of the shapes ``pairs`` and
+            ``sizes`` give, a symbol id outside the vocabulary, or an example that is not
+            one or whose target is not its answer.
     """
     loaded = {split: (arrays[f"{split}_inputs"], arrays[f"{split}_targets"]) for split in _SPLITS}
-    for split, (inputs, targets) in loaded.items():
-        if inputs.shape[1:] != (sequence_length(pairs),) or len(inputs) != len(targets):
-            raise ValueError(f"{split}: inputs {inputs.shape} and targets {targets.shape}")
-        if inputs.min(initial=0) < 0 or inputs.max(initial=0) >= VOCAB_SIZE:
-            raise ValueError(f"{split}: symbol ids outside 0..{VOCAB_SIZE - 1}")
+    for (split, (inputs, targets)), size in zip(loaded.items(), sizes, strict=True):
+        _check_split(split, inputs, targets, pairs, size)
     return RetrievalSplits(pairs, seed, loaded["train"], loaded["validation"], loaded["test"])

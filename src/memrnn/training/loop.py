@@ -10,16 +10,18 @@ halved on a plateau, the best weights kept) and the deep baselines of Paassen et
 A resumed run is identical to an uninterrupted one: a checkpoint holds the model, the
 optimiser, the learning-rate schedule, the training data's random state, torch's random
 state and the loop's own state, and every evaluation draws its data from a generator of
-its own (``eval_rng(step)``), so evaluating never disturbs training.
+its own (``eval_rng(step)``), so evaluating never disturbs training. A damaged checkpoint
+is moved aside with a warning and the run starts over (:mod:`memrnn.training.state`).
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -27,9 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.training.checkpoint import load_checkpoint, save_checkpoint
-
-History = list[tuple[int, str, float]]  # (step, metric, value) of each evaluation
+from memrnn.training.state import History, LoopState, Schedule, restore_state, save_state
 
 
 class Steps(Protocol):
@@ -47,17 +47,6 @@ class Steps(Protocol):
 
     def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
         """Metrics of the model now; must include the settings' ``monitor``."""
-
-
-class Schedule(Protocol):
-    """A learning-rate schedule stepped with the monitored value after each evaluation
-    (``torch.optim.lr_scheduler.ReduceLROnPlateau`` is one)."""
-
-    def step(self, metrics: float) -> None: ...
-
-    def state_dict(self) -> dict[str, Any]: ...
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -112,27 +101,6 @@ class LoopResult:
     wall_seconds: float
 
 
-@dataclass
-class _State:
-    """The loop's own state: everything a checkpoint needs besides model and optimiser."""
-
-    step: int = 0
-    pending: list[float] = field(default_factory=list)  # losses since the last evaluation
-    history: History = field(default_factory=list)
-    best: float | None = None
-    best_step: int = 0
-    bad: int = 0
-    best_weights: dict[str, Tensor] | None = None
-    wall_before: float = 0.0
-
-    def improved(self, settings: LoopSettings, value: float) -> bool:
-        sign = 1.0 if settings.monitor_mode == "max" else -1.0
-        return self.best is None or sign * (value - self.best) > settings.margin
-
-    def exhausted(self, settings: LoopSettings) -> bool:
-        return settings.patience > 0 and self.bad >= settings.patience
-
-
 def train_loop(
     steps: Steps,
     optimizer: torch.optim.Optimizer,
@@ -149,21 +117,24 @@ def train_loop(
 
     With ``checkpoint``, state is written there every ``settings.checkpoint_every`` steps
     and at the end; with ``resume`` too, training continues from that file if it exists.
+    One that cannot be used (unreadable, or not a state of this model and optimiser) is
+    renamed ``NAME.damaged`` with a :class:`~memrnn.training.checkpoint.DamagedCheckpointWarning`,
+    and training starts from step 0, as if there had been none.
     ``on_step`` is called after every optimiser step (and may raise to stop the run).
     """
     started = time.perf_counter()
     model = steps.model
-    state = _State(best_weights=_copy(model) if settings.keep_best else None)
-    if resume and checkpoint is not None and checkpoint.exists():
-        state = _restore(checkpoint, model, optimizer, schedule, data_rng)
+    state = LoopState(best_weights=_copy(model) if settings.keep_best else None)
+    if resume and checkpoint is not None and os.path.lexists(checkpoint):
+        state = restore_state(checkpoint, model, optimizer, schedule, data_rng) or state
 
     def save() -> None:
         if checkpoint is not None:
             wall = state.wall_before + time.perf_counter() - started
-            _save(checkpoint, state, wall, model, optimizer, schedule, data_rng)
+            save_state(checkpoint, state, wall, model, optimizer, schedule, data_rng)
 
     metrics = _last_metrics(state.history, state.step)
-    stopped = state.exhausted(settings)
+    stopped = _exhausted(settings, state)
     session_start, session_step = time.perf_counter(), state.step
     while state.step < settings.steps and not stopped:
         model.train()
@@ -201,7 +172,7 @@ def train_loop(
 
 
 def _evaluate(
-    steps: Steps, settings: LoopSettings, state: _State, rng: np.random.Generator
+    steps: Steps, settings: LoopSettings, state: LoopState, rng: np.random.Generator
 ) -> dict[str, float]:
     steps.model.eval()
     with torch.no_grad():
@@ -218,7 +189,7 @@ def _evaluate(
 
 def _judge(
     settings: LoopSettings,
-    state: _State,
+    state: LoopState,
     model: nn.Module,
     value: float,
     schedule: Schedule | None,
@@ -226,13 +197,18 @@ def _judge(
     """Record an evaluation: best so far, patience, schedule. Whether to stop."""
     if schedule is not None:
         schedule.step(value)
-    if state.improved(settings, value):
+    sign = 1.0 if settings.monitor_mode == "max" else -1.0
+    if state.best is None or sign * (value - state.best) > settings.margin:
         state.best, state.best_step, state.bad = value, state.step, 0
         if settings.keep_best:
             state.best_weights = _copy(model)
     else:
         state.bad += 1
-    return state.exhausted(settings)
+    return _exhausted(settings, state)
+
+
+def _exhausted(settings: LoopSettings, state: LoopState) -> bool:
+    return settings.patience > 0 and state.bad >= settings.patience
 
 
 def _last_metrics(history: History, step: int) -> dict[str, float]:
@@ -241,58 +217,3 @@ def _last_metrics(history: History, step: int) -> dict[str, float]:
 
 def _copy(model: nn.Module) -> dict[str, Tensor]:
     return copy.deepcopy(model.state_dict())
-
-
-def _save(
-    path: Path,
-    state: _State,
-    wall: float,
-    model: nn.Module,
-    optimizer: torch.optim.Optimizer,
-    schedule: Schedule | None,
-    data_rng: np.random.Generator,
-) -> None:
-    save_checkpoint(
-        path,
-        {
-            "model": model.state_dict(),
-            "optimizer": optimizer.state_dict(),
-            "schedule": schedule.state_dict() if schedule is not None else None,
-            "data_rng": data_rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(),
-            "step": state.step,
-            "pending": state.pending,
-            "history": [list(h) for h in state.history],
-            "best": state.best,
-            "best_step": state.best_step,
-            "bad_evals": state.bad,
-            "best_weights": state.best_weights,
-            "wall_seconds": wall,
-        },
-    )
-
-
-def _restore(
-    path: Path,
-    model: nn.Module,
-    optimizer: torch.optim.Optimizer,
-    schedule: Schedule | None,
-    data_rng: np.random.Generator,
-) -> _State:
-    saved = load_checkpoint(path)
-    model.load_state_dict(saved["model"])
-    optimizer.load_state_dict(saved["optimizer"])
-    if schedule is not None and saved["schedule"] is not None:
-        schedule.load_state_dict(saved["schedule"])
-    data_rng.bit_generator.state = saved["data_rng"]
-    torch.set_rng_state(saved["torch_rng"])
-    return _State(
-        step=saved["step"],
-        pending=list(saved["pending"]),
-        history=[(int(s), str(n), float(v)) for s, n, v in saved["history"]],
-        best=saved["best"],
-        best_step=saved["best_step"],
-        bad=saved["bad_evals"],
-        best_weights=saved["best_weights"],
-        wall_before=saved["wall_seconds"],
-    )

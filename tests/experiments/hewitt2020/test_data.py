@@ -1,4 +1,5 @@
-"""The splits of a hewitt2020 cell: shared by its seeds, kept on disk once."""
+"""The splits of a hewitt2020 cell: shared by its seeds, kept on disk once, refused with the
+file's name when it is damaged."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from memrnn.errors import UserError
 from memrnn.experiments.hewitt2020 import (
     Hewitt2020Config,
     lm_splits,
@@ -52,3 +55,34 @@ def test_splits_are_written_once_and_reused(tmp_path: Path) -> None:
     assert again == first and stored.stat().st_mtime_ns == written
     in_memory, _, _ = train_language_model(config, None)
     assert in_memory == first
+
+
+def _stored(folder: Path, config: Hewitt2020Config) -> Path:
+    lm_splits(config, folder)
+    (stored,) = (folder / "dyck").glob("*.npz")
+    return stored
+
+
+def test_splits_that_are_not_dyck_words_are_an_error_naming_the_file(tmp_path: Path) -> None:
+    """Ids in range that do not nest: refused when read, not an IndexError in training."""
+    config = Hewitt2020Config(**SMALL, max_epochs=1)
+    stored = _stored(tmp_path, config)
+    with np.load(stored) as data:
+        arrays = {name: data[name] for name in data.files}
+    closes = arrays["train_tokens"] >= config.k  # ")]" for "([": 2 closes 0, 3 closes 1
+    arrays["train_tokens"] = np.where(closes, arrays["train_tokens"], 2)  # all closes but ends
+    np.savez_compressed(stored, **arrays)
+    with pytest.raises(UserError, match=rf"{stored.name}: damaged Dyck splits \(train: string 0"):
+        train_language_model(config, tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["zero bytes", "garbled"])
+def test_an_unreadable_splits_file_is_an_error_naming_it(tmp_path: Path, damage: str) -> None:
+    config = Hewitt2020Config(**SMALL, max_epochs=1)
+    stored = _stored(tmp_path, config)
+    data = stored.read_bytes()
+    middle = len(data) // 2
+    garbled = data[:middle] + bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    stored.write_bytes(b"" if damage == "zero bytes" else garbled + data[middle + 64 :])
+    with pytest.raises(UserError, match=rf"{stored.name}: cannot read the Dyck splits"):
+        lm_splits(config, tmp_path)

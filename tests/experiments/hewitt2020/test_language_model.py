@@ -16,6 +16,7 @@ from memrnn.experiments.hewitt2020 import (
     lstm_units,
     train_language_model,
 )
+from memrnn.training import DamagedCheckpointWarning
 
 SMALL = {"k": 2, "m": 3, "train_tokens": 300, "dev_tokens": 200, "test_tokens": 400}
 
@@ -78,3 +79,13 @@ def test_a_checkpointed_run_resumes_to_the_same_model(tmp_path: Path) -> None:
     assert checkpoint.exists() and first == whole
     again, _, _ = train_language_model(config, None, checkpoint, resume=True)
     assert again == whole
+
+
+def test_a_damaged_checkpoint_is_moved_aside_and_the_model_trained_again(tmp_path: Path) -> None:
+    config = Hewitt2020Config(**SMALL, max_epochs=3)
+    whole, _, _ = train_language_model(config, None)
+    checkpoint = tmp_path / "lm.pt"
+    checkpoint.write_bytes(b"\x00" * 100)
+    with pytest.warns(DamagedCheckpointWarning, match=r"lm\.pt: damaged checkpoint"):
+        again, _, _ = train_language_model(config, None, checkpoint, resume=True)
+    assert again == whole and (tmp_path / "lm.pt.damaged").read_bytes() == b"\x00" * 100

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memrnn.errors import UserError
 from memrnn.io import load_or_make, save_arrays
@@ -140,6 +142,136 @@ def test_a_damaged_file_is_an_error_naming_it(tmp_path: Path) -> None:
     save_arrays(tmp_path / splits_file_name(params), splits_meta(params), arrays)
     with pytest.raises(UserError, match=r"seed0.*damaged Dyck splits \(train: token ids"):
         load_or_make_splits(tmp_path, params)
+
+
+_PARAMS = split_params(2, 3, 0, 300, 100, 200, train_lengths=(3, 20), test_lengths=(21, 40))
+_MADE = sample_splits(_PARAMS)
+
+
+def _with(
+    name: str, tokens: np.ndarray, offsets: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    arrays = {**splits_to_arrays(_MADE), f"{name}_tokens": tokens}
+    return arrays if offsets is None else {**arrays, f"{name}_offsets": offsets}
+
+
+def _replaced(name: str, string: int, word: list[int]) -> dict[str, np.ndarray]:
+    """The arrays with string ``string`` of split ``name`` replaced by ``word``."""
+    strings = getattr(_MADE, name)
+    words = [s.tolist() for s in strings]
+    words[string] = word
+    offsets = np.cumsum([0, *map(len, words)])
+    return _with(name, np.concatenate(words).astype(TOKEN_DTYPE), offsets)
+
+
+def _length(name: str, string: int) -> int:
+    return int(getattr(_MADE, name).lengths[string])
+
+
+# Words of Dyck-(2,3) but for one thing, as long as the string they replace (always odd):
+# 0, 1 open, 2, 3 close them, 4 ends.
+_NOT_DYCK = {
+    "crossed": (
+        "train",
+        2,
+        lambda n: [0, 1, 2, 3, *[0, 2] * ((n - 5) // 2), 4],
+        "a close bracket of another type",
+    ),
+    "a close first": (
+        "dev",
+        1,
+        lambda n: [2, 0, *[0, 2] * ((n - 3) // 2), 4],
+        "a close bracket with no open",
+    ),
+    "too deep": (
+        "test",
+        0,
+        lambda n: [0] * 4 + [2] * 4 + [0, 2] * ((n - 9) // 2) + [4],
+        "more than 3 open",
+    ),
+    "left open": (
+        "train",
+        0,
+        lambda n: [0, 0, *[0, 2] * ((n - 3) // 2), 4],
+        "open brackets left at the end",
+    ),
+    "no end": (
+        "train",
+        3,
+        lambda n: [*[0, 2] * ((n - 1) // 2), 0],
+        "the end symbol must come once, last",
+    ),
+    "an end first": (
+        "dev",
+        0,
+        lambda n: [4, *[0, 2] * ((n - 1) // 2)],
+        "the end symbol must come once, last",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NOT_DYCK))
+def test_strings_that_are_not_dyck_words_are_refused(case: str, tmp_path: Path) -> None:
+    name, string, word, problem = _NOT_DYCK[case]
+    assert _length(name, string) >= 9 or name != "test"
+    arrays = _replaced(name, string, word(_length(name, string)))
+    with pytest.raises(
+        ValueError, match=rf"{name}: string {string} is not a word of Dyck-\(2,3\): {problem}"
+    ):
+        splits_from_arrays(arrays, _PARAMS)
+    save_arrays(tmp_path / splits_file_name(_PARAMS), splits_meta(_PARAMS), arrays)
+    with pytest.raises(
+        UserError, match=rf"_seed0_.*: damaged Dyck splits \({name}: string {string} is not"
+    ):
+        load_or_make_splits(tmp_path, _PARAMS)
+
+
+def test_ids_a_cast_would_wrap_and_non_integers_are_refused() -> None:
+    wrapped = _MADE.train.tokens.astype(np.int64) + 2**32  # as int32, the very same ids
+    with pytest.raises(ValueError, match=r"train: token ids outside 0\.\.4"):
+        splits_from_arrays(_with("train", wrapped), _PARAMS)
+    with pytest.raises(ValueError, match="dev_tokens: expected integers, got dtype float64"):
+        splits_from_arrays(_with("dev", _MADE.dev.tokens.astype(float)), _PARAMS)
+    with pytest.raises(ValueError, match="test: tokens and offsets: expected 1-d"):
+        splits_from_arrays(_with("test", _MADE.test.tokens.reshape(1, -1)), _PARAMS)
+
+
+def test_strings_of_other_lengths_or_number_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"train: string 1 has 23 tokens, not 3 to 20"):
+        splits_from_arrays(_replaced("train", 1, [0, 2] * 11 + [4]), _PARAMS)
+    test = _MADE.test
+    n = len(test) - 1
+    cut = test.tokens[: test.offsets[n]], test.offsets[: n + 1]
+    with pytest.raises(
+        ValueError, match=rf"test: {n} strings of \d+ tokens, not the strings drawn until 200"
+    ):
+        splits_from_arrays(_with("test", *cut), _PARAMS)
+    extra = (
+        np.concatenate([test.tokens, test[0]]),
+        np.append(test.offsets, test.num_tokens + len(test[0])),
+    )
+    with pytest.raises(ValueError, match=r"test: .* strings .* not the strings drawn until 200"):
+        splits_from_arrays(_with("test", *extra), _PARAMS)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_the_check_agrees_with_definition_1_on_random_edits(data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(["train", "dev", "test"]))
+    strings = getattr(_MADE, name)
+    tokens = strings.tokens.copy()
+    for i in data.draw(st.lists(st.integers(0, tokens.size - 1), min_size=1, max_size=4)):
+        tokens[i] = data.draw(st.integers(0, 4))
+    words = [
+        tokens[a:b].tolist() for a, b in zip(strings.offsets[:-1], strings.offsets[1:], strict=True)
+    ]
+    bad = [i for i, word in enumerate(words) if not direct(word, 2, 3)]
+    if bad:
+        with pytest.raises(ValueError, match=rf"{name}: string {bad[0]} is not a word"):
+            splits_from_arrays(_with(name, tokens), _PARAMS)
+    else:
+        read = splits_from_arrays(_with(name, tokens), _PARAMS)
+        assert np.array_equal(getattr(read, name).tokens, tokens)
 
 
 @pytest.mark.parametrize(

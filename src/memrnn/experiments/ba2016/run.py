@@ -39,7 +39,7 @@ def load_splits(config: Ba2016Config, data: Path | None) -> RetrievalSplits:
         lambda: make_splits(seed, pairs, sizes),
         "retrieval splits",
         to_arrays=splits_to_arrays,
-        from_arrays=lambda arrays: splits_from_arrays(arrays, seed, pairs),
+        from_arrays=lambda arrays: splits_from_arrays(arrays, seed, pairs, sizes),
     )
 
 

@@ -272,22 +272,101 @@ def splits_to_arrays(splits: DyckSplits) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _strings(arrays: Mapping[str, np.ndarray], name: str, k: int) -> DyckStrings:
+    """Split ``name``'s strings as stored, its ids checked before any cast could wrap them."""
+    tokens, offsets = arrays[f"{name}_tokens"], arrays[f"{name}_offsets"]
+    for array, what in ((tokens, "tokens"), (offsets, "offsets")):
+        if not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"{name}_{what}: expected integers, got dtype {array.dtype}")
+    if np.any((tokens < 0) | (tokens > 2 * k)):
+        raise ValueError(f"{name}: token ids outside 0..{2 * k}")
+    try:
+        return DyckStrings(tokens.astype(TOKEN_DTYPE), offsets.astype(np.int64))
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from exc
+
+
+def _check_sizes(name: str, strings: DyckStrings, lengths: tuple[int, int], asked: int) -> None:
+    """As :func:`_sample_tokens` fills a split: lengths in range, and strings until the
+    split holds ``asked`` tokens, the last one crossing it."""
+    (lo, hi), n = lengths, len(strings)
+    outside = np.flatnonzero((strings.lengths < lo) | (strings.lengths > hi))
+    if outside.size:
+        i = int(outside[0])
+        raise ValueError(f"{name}: string {i} has {strings.lengths[i]} tokens, not {lo} to {hi}")
+    before_last = strings.num_tokens - (int(strings.lengths[-1]) if n else 0)
+    if not ((n == 0 and asked == 0) or before_last < asked <= strings.num_tokens):
+        raise ValueError(
+            f"{name}: {n} strings of {strings.num_tokens} tokens, not the strings drawn until "
+            f"{asked} tokens"
+        )
+
+
+def _check_words(name: str, strings: DyckStrings, k: int, m: int) -> None:
+    """ValueError naming the first string of ``strings`` not in Dyck-(k,m), checked for all
+    strings at once: the end symbol once, last; the depth within 0..m and 0 at the end;
+    every close bracket of the type of the open bracket it closes. Each check looks only
+    at the strings before the first bad one the checks before it found, whose properties
+    it relies on."""
+    tokens, offsets, end = strings.tokens, strings.offsets, 2 * k
+    found: list[tuple[int, str]] = []  # the first bad string so far, and why
+
+    def record(position: int, problem: str) -> int:
+        i = int(np.searchsorted(offsets, position, side="right")) - 1
+        found[:] = [(i, problem)]
+        return int(offsets[i])
+
+    is_end = tokens == end
+    misplaced = is_end.copy()
+    misplaced[offsets[1:] - 1] ^= True  # an end symbol not last, or a last token not one
+    limit = tokens.size
+    if misplaced.any():
+        limit = record(int(np.argmax(misplaced)), "the end symbol must come once, last")
+    tokens, is_end = tokens[:limit], is_end[:limit]
+    step = (tokens < k).astype(np.int8) - ((tokens >= k) & ~is_end).astype(np.int8)
+    depth = np.cumsum(step, dtype=np.int32)  # across strings, as each ends at depth 0
+    firsts = [
+        (int(np.argmax(bad)), problem)
+        for bad, problem in (
+            (depth < 0, "a close bracket with no open bracket"),
+            (depth > m, f"more than {m} open brackets"),
+            (is_end & (depth != 0), "open brackets left at the end"),
+        )
+        if bad.any()
+    ]
+    if firsts:
+        limit = record(*min(firsts))
+    tokens, is_end, depth = tokens[:limit], is_end[:limit], depth[:limit]
+    # An open bracket at depth d pairs with the next close bracket that leaves depth d: in
+    # a stable sort by that depth, pairs come out side by side, open then close.
+    brackets = np.flatnonzero(~is_end)
+    level = np.where(tokens < k, depth, depth + 1)[brackets]
+    order = brackets[np.argsort(level, kind="stable")]
+    opens, closes = order[0::2], order[1::2]
+    mismatched = closes[tokens[closes] != tokens[opens] + k]
+    if mismatched.size:
+        record(int(mismatched.min()), "a close bracket of another type than its open bracket")
+    if found:
+        i, problem = found[0]
+        raise ValueError(f"{name}: string {i} is not a word of Dyck-({k},{m}): {problem}")
+
+
 def splits_from_arrays(arrays: Mapping[str, np.ndarray], params: SplitParams) -> DyckSplits:
     """The splits :func:`splits_to_arrays` gave ``arrays`` for, made with ``params``.
 
+    Every string is checked to be what :func:`sample_splits` draws: a word of
+    Dyck-(k,m), of a length in its split's range, as many as fill the split's tokens.
+
     Raises:
         KeyError: an array is missing.
-        ValueError: offsets that do not cut the tokens into strings, or a token that is not
-            an id of Dyck-(k, .).
+        ValueError: arrays that are not integers, offsets that do not cut the tokens into
+            strings, a token that is not an id of Dyck-(k, .), a string that is not a word
+            of Dyck-(k,m) or of a length outside its range, or a split not of its size.
     """
-    loaded = {
-        name: DyckStrings(
-            arrays[f"{name}_tokens"].astype(TOKEN_DTYPE, copy=False),
-            arrays[f"{name}_offsets"].astype(np.int64, copy=False),
-        )
-        for name in _SPLITS
-    }
+    loaded = {name: _strings(arrays, name, params.k) for name in _SPLITS}
+    lengths = {"train": params.train_lengths, "dev": params.train_lengths}
     for name, strings in loaded.items():
-        if np.any((strings.tokens < 0) | (strings.tokens > 2 * params.k)):
-            raise ValueError(f"{name}: token ids outside 0..{2 * params.k}")
+        asked = getattr(params, f"{name}_tokens")
+        _check_sizes(name, strings, lengths.get(name, params.test_lengths), asked)
+        _check_words(name, strings, params.k, params.m)
     return DyckSplits(params=params, **loaded)
