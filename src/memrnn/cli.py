@@ -108,6 +108,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from memrnn.io import remove_stale_temporaries
     from memrnn.runner.config import config_from_mapping, with_overrides
     from memrnn.runner.lock import folder_lock
     from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
@@ -135,6 +136,8 @@ def _train(args: argparse.Namespace) -> int:
         ResultsStore(out / STORE_NAME) as store,
         tqdm(total=config.steps, unit="step", file=sys.stderr, disable=args.quiet) as bar,
     ):
+        for folder in (out, data):  # what writes killed before their rename left
+            remove_stale_temporaries(folder)
         if not args.resume:
             checkpoint.unlink(missing_ok=True)
         print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")

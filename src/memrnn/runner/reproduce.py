@@ -10,6 +10,7 @@ from pathlib import Path
 from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, Profile, RunSpec
 from memrnn.experiments.registry import experiment_names, experiment_path, get_experiment
+from memrnn.io import remove_stale_temporaries
 from memrnn.runner.config import config_from_mapping
 from memrnn.runner.lock import folder_lock
 from memrnn.runner.report import write_report
@@ -64,6 +65,8 @@ def reproduce(
     data = out / DATA_NAME if data is None else data
     summary = Summary()
     with folder_lock(out), ResultsStore(out / STORE_NAME) as store:
+        for folder in (out, data):  # what writes killed before their rename left
+            remove_stale_temporaries(folder)
         jobs = []
         for experiment in experiments:
             for spec in experiment.runs(profile):
@@ -123,4 +126,5 @@ def report(out: Path, experiments: Sequence[Experiment]) -> list[Path]:
     if not path.exists():  # before the lock, which would make the folder
         raise UserError(f"{path}: no results store here; run `memrnn reproduce` first")
     with folder_lock(out), ResultsStore(path, create=False) as store:
+        remove_stale_temporaries(out, recursive=False)
         return write_report(store, out, experiments)
