@@ -91,6 +91,8 @@ class TrainConfig:
                 check_float(name, value)
             elif kind is int:
                 check_int(name, value)
+            elif kind in (str, bool) and not isinstance(value, kind):
+                raise ValueError(f"{name}: expected a {kind.__name__}, got {value!r}")
         self.require_positive("steps", "batch_size")
         self.require_at_least(0, "seed", "eval_every", "checkpoint_every", "patience")
         check_float("clip", self.clip, 0)

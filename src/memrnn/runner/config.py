@@ -15,6 +15,12 @@ _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
+def _shown(text: str) -> str:
+    """``text`` as typed, or quoted with escapes where it holds a line break or another
+    character that would break the one line of an error."""
+    return text if text.isprintable() else repr(text)
+
+
 def _parse(key: str, raw: str, kind: Any) -> Any:
     """Convert the text ``raw`` to the field's type, or raise a UserError naming ``key``."""
     allowed = choices(kind)
@@ -22,7 +28,7 @@ def _parse(key: str, raw: str, kind: Any) -> Any:
         for value in allowed:
             if str(value) == raw:
                 return value
-        raise UserError(f"--set {key}={raw}: expected {describe_choices(allowed)}")
+        raise UserError(f"--set {_shown(f'{key}={raw}')}: expected {describe_choices(allowed)}")
     try:
         if kind is bool:
             if raw.lower() in _TRUE:
@@ -37,7 +43,7 @@ def _parse(key: str, raw: str, kind: Any) -> Any:
             return tuple(item(part) for part in raw.split(",") if part.strip())
     except ValueError:
         name = getattr(kind, "__name__", str(kind))
-        raise UserError(f"--set {key}={raw}: not a valid {name}") from None
+        raise UserError(f"--set {_shown(f'{key}={raw}')}: not a valid {name}") from None
     raise TypeError(f"setting {key} has a type the command line cannot parse: {kind}")
 
 
@@ -52,7 +58,7 @@ def with_overrides(config: C, assignments: Sequence[str]) -> C:
             raise UserError(f"--set {item!r}: expected key=value")
         if key not in types:
             known = ", ".join(sorted(types))
-            raise UserError(f"--set {key}: unknown setting; the settings are: {known}")
+            raise UserError(f"--set {_shown(key)}: unknown setting; the settings are: {known}")
         changes[key] = _parse(key, raw.strip(), types[key])
     new = dataclasses.replace(config, **changes)
     try:
