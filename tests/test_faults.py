@@ -314,3 +314,28 @@ def test_ctrl_c_of_a_run_in_process_marks_it_interrupted(
     assert driver.returncode == 130 and "interrupted" in err and "Traceback" not in err
     with ResultsStore(tmp_path / STORE_NAME) as store:
         assert {r["status"] for r in store.runs()} == {"interrupted"}
+
+
+def test_ctrl_c_cancels_the_ray_backends_tasks(env: dict[str, str], tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    args = _reproduce(tmp_path, "--profile", "quick", "--workers", "2", "--backend", "ray")
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "memrnn.cli", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    _STARTED.add(driver.pid)
+    deadline = time.monotonic() + 180
+    while len(list(tmp_path.glob("checkpoints/*.pt"))) < 2:
+        assert driver.poll() is None and time.monotonic() < deadline
+        time.sleep(0.1)
+    sent_at = time.monotonic()
+    os.killpg(driver.pid, signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert time.monotonic() - sent_at < 15
+    assert driver.returncode == 130 and "Traceback" not in err
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        assert [r["status"] for r in store.runs()] == ["interrupted"] * 4
+    written = {p: p.stat().st_mtime_ns for p in tmp_path.glob("checkpoints/*.pt")}
+    time.sleep(2)  # a task still training would write a checkpoint every few ms
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("checkpoints/*.pt")} == written
