@@ -26,7 +26,7 @@ from torch import Tensor, nn
 
 from memrnn.constructions.encodings import Encoding
 from memrnn.constructions.srnn import F32, LAMBDA, ZETA
-from memrnn.structures.checks import check_token_ids
+from memrnn.models.checks import check_token_ids
 
 GAMMA = math.tanh(1.0)
 

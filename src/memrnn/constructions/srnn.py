@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.constructions.encodings import Encoding
-from memrnn.structures.checks import check_token_ids
+from memrnn.models.checks import check_token_ids
 
 LAMBDA = 100.0  # gate scale: sigmoid(LAMBDA / 2) == 1.0 in float32
 ZETA = 100.0  # softmax scale: forbidden tokens at e^-ZETA relative to allowed ones
