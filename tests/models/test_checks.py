@@ -8,7 +8,9 @@ import re
 import pytest
 import torch
 
+from memrnn.models import LSTMLanguageModel, build_model, model_names
 from memrnn.models.checks import as_vectors, check_inputs, check_token_ids
+from tests.models.tiny import tiny_options
 
 
 def test_token_ids_are_checked_at_the_boundary() -> None:
@@ -59,3 +61,24 @@ def test_vectors_are_checked_by_shape_dtype_and_device() -> None:
         as_vectors(torch.zeros(2, 4, 3, 1), 3, like)
     with pytest.raises(ValueError, match="found 5"):
         as_vectors(torch.tensor([[0, 5]]), 3, like)
+
+
+def test_ids_are_checked_once_per_call_not_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One reduction (and one read back from the device) per forward, whatever T: on a GPU
+    a check per step would be a synchronisation per step."""
+    calls = []
+    aminmax = torch.aminmax
+
+    def counted(x: torch.Tensor) -> object:
+        calls.append(x.shape)
+        return aminmax(x)
+
+    monkeypatch.setattr(torch, "aminmax", counted)
+    tokens = torch.randint(0, 5, (2, 20), generator=torch.Generator().manual_seed(0))
+    for name in model_names():
+        calls.clear()
+        build_model(name, 5, 3, **tiny_options(name))(tokens)
+        assert calls == [(2, 20)], name
+    calls.clear()
+    LSTMLanguageModel(5, 3, 3)(tokens)
+    assert calls == [(2, 20)]
