@@ -152,6 +152,9 @@ def test_estimator_contract() -> None:
         ({"threads": 0}, r"threads: expected an int >= 1"),
         ({"progress": 3}, r"progress: expected a callable or None"),
         ({"model": "srnn", "stack_depth": 0}, r"stack_depth: expected an int >= 1"),
+        ({"model": "gru", "stack_width": float("nan")}, r"stack_width: expected an int >= 1"),
+        ({"X": [np.full((5, 2), 1e300)]}, r"X\[0\]: holds 1e\+300, beyond float32's largest"),
+        ({"Y": [np.full((5, 1), -1e39)], "loss": "mse"}, r"Y\[0\]: holds 1e\+39, beyond"),
     ],
 )
 def test_bad_arguments_are_named(change: dict[str, object], message: str) -> None:
@@ -161,3 +164,10 @@ def test_bad_arguments_are_named(change: dict[str, object], message: str) -> Non
         (data if key in data else params)[key] = value
     with pytest.raises(ValueError, match=message):
         DeepSequenceModel(**params).fit(data["X"], data["Y"])
+
+
+def test_predict_refuses_inputs_beyond_float32() -> None:
+    model = DeepSequenceModel("gru", 4, epochs=1, random_state=0, loss="mse")
+    model.fit([np.zeros((5, 2))], [np.zeros((5, 1))])
+    with pytest.raises(ValueError, match=r"X\[1\]: holds 1e\+300, beyond float32's largest"):
+        model.predict([np.zeros((3, 2)), np.full((3, 2), 1e300)])

@@ -165,6 +165,8 @@ def test_estimator_contract_and_errors() -> None:
     fails(r"y\[0\]: shift must hold 0 or 1", y=[halfway])
     loud = StackTeacher(teacher.actions, teacher.shift, 3 * np.ones((5, 1)))
     fails(r"y.outputs\[0\]: bce needs targets in \[0, 1\]", y=[loud])
+    fails(r"X\[0\]: holds 1e\+300, beyond float32's largest", X=[np.full_like(x, 1e300)])
+    fails(r"nonterminals\[0\]: holds 1e\+40, beyond", nonterminals=np.full_like(codes, 1e40))
     dsm.set_params(output="svm")
     fails("output: expected one of bce, mse, got 'svm'")
     dsm.set_params(output="bce", max_actions=0)
@@ -174,6 +176,8 @@ def test_estimator_contract_and_errors() -> None:
     assert dsm.module_.c_pop.out_features == 1 + max(j for s in teacher.actions for j, _ in s)
     with pytest.raises(ValueError, match=r"X\[0\]: has 2 features but the fitted machine has 3"):
         dsm.predict([np.ones((3, 2))])
+    with pytest.raises(ValueError, match=r"X\[0\]: holds 1e\+300, beyond float32's largest"):
+        dsm.predict([np.full((3, 3), 1e300)])
 
 
 def test_predict_values_are_the_sigmoid_its_predict_decides_on() -> None:

@@ -213,6 +213,14 @@ def test_predict_rejects_a_different_width() -> None:
         ({"reservoir": "ldn", "degree": 0}, "degree: expected an int >= 1"),
         ({"reservoir": "ldn", "theta": 0.0}, "theta: expected a finite number > 0, got 0.0"),
         ({"reservoir": "random", "sparsity": 2.0}, "sparsity: expected a finite number in (0, 1]"),
+        # the settings of the kinds not chosen are mistakes all the same
+        ({"reservoir": "ldn", "spectral_radius": float("nan")}, "spectral_radius: expected a"),
+        ({"reservoir": "crj", "n_neurons": 8, "theta": -1.0}, "theta: expected a finite number"),
+        ({"reservoir": "random", "cycle_weight": float("inf")}, "cycle_weight: expected a"),
+        ({"reservoir": "ldn", "random_state": -1}, "random_state: expected an int >= 0"),
+        ({"reservoir": "ldn", "jump_length": 0}, "jump_length: expected an int >= 1, got 0"),
+        ({"reservoir": "crj", "n_neurons": 8, "dt": 0.0}, "dt: expected a finite number > 0"),
+        ({"reservoir": "random", "n_neurons": 8, "degree": True}, "degree: expected an int >= 1"),
     ],
 )
 def test_fit_rejects_bad_hyperparameters(params: dict[str, object], message: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -69,3 +71,23 @@ def test_estimator_contract() -> None:
         rmm.predict([np.zeros((3, 2))])
     with pytest.raises(ValueError, match="sequence 0: X has 3 steps, Y 3, addresses 2"):
         rmm.fit([np.zeros((3, 2))], [np.zeros((3, 1))], addresses=[[0, 0]])
+
+
+@pytest.mark.parametrize(
+    ("addresses", "message"),
+    [
+        (None, "addresses: expected a list of address sequences, one per sequence of X, got"),
+        ([[0, 1.0, 0]], "addresses[0]: expected a sequence of int addresses, got [0, 1.0, 0]"),
+        ([[0, 1.5, 0]], "addresses[0]: expected a sequence of int addresses"),
+        ([[[0], [1], [0]]], "addresses[0]: expected a sequence of int addresses"),
+        ([[0, 3, 0]], "addresses[0]: 3 at step 1 is outside 0 .. 2"),
+        ([[0, -1, 0]], "addresses[0]: -1 at step 1 is outside 0 .. 2"),
+        ([(0, 1, 0), "abc"], "Y and addresses: need one per sequence of X (1), got 1 and 2"),
+    ],
+)
+def test_bad_addresses_are_named(addresses: object, message: str) -> None:
+    """A float address was truncated without a word; None gave "object of type 'NoneType'
+    has no len()"."""
+    rmm = ReservoirMemoryMachine("random", 8, rows=2, random_state=0)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        rmm.fit([np.zeros((3, 2))], [np.zeros((3, 1))], addresses=addresses)  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -149,3 +151,30 @@ def test_ridge_output_keeps_its_channels_apart() -> None:
     rsm.fit(xs, teachers, nonterminals=nonterminal_codes())
     for predicted, example in zip(rsm.predict(xs[:10]), examples[:10], strict=True):
         np.testing.assert_array_equal(predicted[:-1] > 0.5, example.outputs > 0.5)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"alpha": float("nan")}, "alpha: expected a finite number >= 0, got nan"),
+        ({"alpha": -1.0, "output": "ridge"}, "alpha: expected a finite number >= 0, got -1.0"),
+        ({"gamma_factor": float("inf")}, "gamma_factor: expected a finite number > 0, got inf"),
+        ({"spectral_radius": float("nan")}, "spectral_radius: expected a finite number > 0"),
+    ],
+)
+def test_every_setting_is_checked_before_fitting(params: dict[str, object], message: str) -> None:
+    """alpha was read only for output="ridge", after the SVMs were fitted; the random
+    reservoir's settings only by a random reservoir."""
+    x, teacher, codes = lr1_data(automaton("anbn"), "aabb")
+    rsm = ReservoirStackMachine("crj", 8, **params)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        rsm.fit([x], [teacher], nonterminals=codes)
+
+
+def test_the_reencode_switch_takes_a_bool_only() -> None:
+    x, teacher, codes = lr1_data(automaton("anbn"), "aabb")
+    with pytest.raises(ValueError, match="reencode: expected True or False, got 'yes'"):
+        ReservoirStackMachine("crj", 8).fit([x], [teacher], nonterminals=codes, reencode="yes")  # type: ignore[arg-type]
+    rsm = ReservoirStackMachine("crj", 8).fit([x], [teacher], nonterminals=codes)
+    with pytest.raises(ValueError, match="reencode: expected True or False, got 1"):
+        rsm.predict([x], reencode=1)  # type: ignore[arg-type]

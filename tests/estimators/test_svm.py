@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,18 @@ def test_shared_kernel_refuses_different_widths() -> None:
     b = RBFClassifier(gamma_factor=0.5).fit(X, y)
     with pytest.raises(ValueError, match="one gamma"):
         SharedKernel([a, b])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"C": float("nan")}, "C: expected a finite number > 0, got nan"),
+        ({"C": 0.0}, "C: expected a finite number > 0, got 0.0"),
+        ({"C": True}, "C: expected a finite number > 0, got True"),
+        ({"gamma_factor": -1.0}, "gamma_factor: expected a finite number > 0, got -1.0"),
+        ({"gamma_factor": float("inf")}, "gamma_factor: expected a finite number > 0, got inf"),
+    ],
+)
+def test_bad_settings_are_named(params: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        RBFClassifier(**params)

@@ -45,9 +45,9 @@ def test_vectors_train_the_same_weights() -> None:
 
 def test_bad_inputs_are_named() -> None:
     layer = InputEmbedding(3, 2)
-    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 2"):
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 2"):
         layer.sequences(torch.tensor([[3]]))
-    with pytest.raises(ValueError, match="tokens: expected a"):
+    with pytest.raises(ValueError, match="inputs: expected a"):
         layer.sequences(torch.tensor([1, 2]))
     with pytest.raises(ValueError, match="with T >= 1"):
         layer.sequences(torch.zeros(2, 0, dtype=torch.long))
@@ -57,3 +57,20 @@ def test_bad_inputs_are_named() -> None:
         layer.sequences(torch.zeros(2, 4, 5))
     with pytest.raises(ValueError, match=r"inputs: torch\.float64 on cpu, but the model is"):
         layer.sequences(torch.zeros(2, 4, 3, dtype=torch.float64))
+
+
+def test_sizes_below_one_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_embeddings: expected an int >= 1, got 0"):
+        InputEmbedding(0, 3)
+    with pytest.raises(ValueError, match="embedding_dim: expected an int >= 1, got True"):
+        InputEmbedding(3, True)
+
+
+def test_one_step_reads_ids_or_vectors_checked() -> None:
+    layer = InputEmbedding(3, 2)
+    torch.testing.assert_close(layer.one_step(torch.tensor([2, 0])), layer.weight[[2, 0]])
+    torch.testing.assert_close(layer.one_step(torch.eye(3)[[2, 0]]), layer.weight[[2, 0]])
+    with pytest.raises(ValueError, match=r"x: ids must lie in 0 \.\. 2 .* found 3"):
+        layer.one_step(torch.tensor([3]), "x")
+    with pytest.raises(ValueError, match=r"tokens: expected shape \(B, 3\), got \(1, 2\)"):
+        layer.one_step(torch.zeros(1, 2))

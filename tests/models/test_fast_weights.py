@@ -3,6 +3,8 @@ backward, per-example layer normalisation; the readout the baselines share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 
@@ -103,9 +105,9 @@ def test_bad_arguments() -> None:
         FastWeightsRNN(7, 3, 6, decay=1.5)
     with pytest.raises(ValueError, match="form: expected"):
         FastWeightsRNN(7, 3, 6, form="dense")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 6"):
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 6"):
         FastWeightsRNN(7, 3, 6)(torch.tensor([[7]]))
-    with pytest.raises(ValueError, match="tokens: expected a"):
+    with pytest.raises(ValueError, match="inputs: expected a"):
         FastWeightsRNN(7, 3, 6)(torch.tensor([1, 2]))
 
 
@@ -117,3 +119,17 @@ def test_attention_form_on_cuda_equals_the_matrix_form() -> None:
     a = attention.cuda().features(tokens.cuda())
     torch.testing.assert_close(a.cpu(), matrix.features(tokens), rtol=1e-8, atol=1e-10)
     a.sum().backward()
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: FastWeightsRNN(7, 3, 6, fast_lr=float("nan")), "fast_lr: expected a finite"),
+        (lambda: FastWeightsRNN(7, 3, 6, recurrent_scale=float("inf")), "recurrent_scale:"),
+        (lambda: IRNN(7, 3, 6, recurrent_scale=float("nan")), "recurrent_scale: expected a"),
+        (lambda: IRNN(7, 3, True), "hidden_size: expected an int >= 1, got True"),
+    ],
+)
+def test_non_finite_settings_are_named(build: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build()

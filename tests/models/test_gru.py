@@ -26,3 +26,11 @@ def test_causal_and_bad_input() -> None:
         model(torch.randn(1, 6, 3))
     with pytest.raises(ValueError, match="hidden_size: expected an int >= 1, got 0"):
         GRUNetwork(2, 1, 0)
+
+
+def test_an_empty_sequence_is_refused_by_name() -> None:
+    # torch's GRU raised "Expected sequence length to be larger than 0 in RNN"
+    with pytest.raises(ValueError, match=r"inputs: expected a \(B, T\) tensor of ids with T >= 1"):
+        GRUNetwork(2, 1, 5)(torch.zeros(1, 0, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"inputs: expected shape \(B, T, 2\) with T >= 1"):
+        GRUNetwork(2, 1, 5)(torch.zeros(1, 0, 2))

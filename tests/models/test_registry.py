@@ -4,6 +4,8 @@ task: test_models_by_tasks.py."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -95,3 +97,31 @@ def test_register_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
                        defaults={"memory": "queue"})  # fmt: skip
     with pytest.raises(ValueError, match="accepts: expected one of"):
         model_names("images")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("size", ["input_size", "output_size"])
+@pytest.mark.parametrize("bad", [0, -3, True, 2.0, None])
+def test_every_model_refuses_bad_sizes_by_name(name: str, size: str, bad: object) -> None:
+    sizes = {"input_size": 5, "output_size": 3, size: bad}
+    with pytest.raises(ValueError, match=rf"\w+: expected an int >= 1, got {bad!r}"):
+        build_model(name, sizes["input_size"], sizes["output_size"], **tiny_options(name))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("bad", [5, 9, -1])
+def test_every_model_names_an_id_outside_its_vocabulary(name: str, bad: int) -> None:
+    tokens = torch.tensor([[0, 4, 2], [1, bad, 3]])
+    message = f"inputs: ids must lie in 0 .. 4 (a vocabulary of 5), found {bad}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _tiny(name)(tokens)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 6), (2, 3, 5, 1), (2, 5)])
+def test_every_model_names_the_shape_of_vectors_it_expects(
+    name: str, shape: tuple[int, ...]
+) -> None:
+    inputs = torch.zeros(shape)
+    with pytest.raises(ValueError, match=re.escape("inputs: expected shape (B, T, 5)")):
+        _tiny(name)(inputs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -81,3 +83,30 @@ def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match=r"inputs: expected shape \(B, T, 5\)"):
         _network(0)(torch.zeros(1, 3, 4))
     assert np.array_equal(_network(0).nonterminals.numpy(), np.eye(5)[3:])
+
+
+@pytest.mark.parametrize(
+    ("nonterminals", "message"),
+    [
+        ([[0.0] * 5], "nonterminals: expected shape (K, 5), got list"),
+        (torch.full((1, 5), float("nan")), "nonterminals: contains NaN or inf"),
+        (torch.ones(1, 5, dtype=torch.long), "nonterminals: expected floats, got dtype torch.int"),
+    ],
+)
+def test_bad_nonterminals_are_named(nonterminals: object, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        DeepStackMachineNetwork(5, 2, nonterminals=nonterminals)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"lengths": [3, 5]}, "lengths: expected 2 ints in 0 .. 3 (one per row), got [3, 5]"),
+        ({"lengths": [3]}, "lengths: expected 2 ints in 0 .. 3"),
+        ({"lengths": [3, 1.0]}, "lengths: expected 2 ints in 0 .. 3"),
+        ({"max_actions": 0}, "max_actions: expected an int >= 1, got 0"),
+    ],
+)
+def test_bad_forward_options_are_named(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _network(0)(torch.zeros(2, 3, 5), **options)  # type: ignore[arg-type]

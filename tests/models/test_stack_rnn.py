@@ -64,7 +64,7 @@ def test_bad_input() -> None:
         SuperpositionStackRNN(3, 2, 4, 2, 3, cell="tape")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="stack_depth: expected an int >= 1, got 0"):
         SuperpositionStackRNN(3, 2, 4, 2, 0)
-    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 2"):
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 2"):
         model(torch.tensor([[0, 3]]))
     assert model(torch.zeros(2, 0, 3)).shape == (2, 0, 2)
 

@@ -3,6 +3,8 @@ paper's parameter counts, and the pop bias."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from torch import Tensor
@@ -94,7 +96,7 @@ def test_bad_arguments() -> None:
         DeepLSTM(9, 7, layers=0)
     with pytest.raises(ValueError, match="memory: expected one of"):
         MemoryAugmentedLSTM(9, 7, memory="heap")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 8"):
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 8"):
         MemoryAugmentedLSTM(9, 7, hidden_size=4, embedding=2, memory_width=2)(torch.tensor([[9]]))
 
 
@@ -118,3 +120,58 @@ def test_greedy_decode_equals_rerunning_the_whole_sequence(index: int) -> None:
             want.append(last)
             seq.append(int(feed(torch.tensor(last))))
         assert got[b].tolist() == want
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"input_vocab": 0}, "input_vocab: expected an int >= 1, got 0"),
+        ({"output_vocab": 0}, "output_vocab: expected an int >= 1, got 0"),
+        ({"input_vocab": True}, "input_vocab: expected an int >= 1, got True"),
+        ({"embedding": 0}, "embedding: expected an int >= 1, got 0"),
+        ({"memory_width": 1.5}, "memory_width: expected an int >= 1, got 1.5"),
+        ({"pop_bias": float("nan")}, "pop_bias: expected a finite number, got nan"),
+        ({"push_bias": float("inf")}, "push_bias: expected a finite number, got inf"),
+        ({"bottom_push_bias": float("nan")}, "bottom_push_bias: expected a finite number"),
+    ],
+)
+def test_memory_augmented_lstm_refuses_bad_sizes_and_biases(
+    kwargs: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"input_vocab": 9, "output_vocab": 7, "memory": "deque"}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        MemoryAugmentedLSTM(**(args | kwargs))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("index", [0, 2, 3])
+@pytest.mark.parametrize(
+    ("tokens", "message"),
+    [
+        (torch.tensor([9, 0, 1]), "tokens: ids must lie in 0 .. 8 (a vocabulary of 9), found 9"),
+        (torch.tensor([0, -1, 1]), "found -1"),
+        (torch.tensor([[0, 1, 2]]), "tokens: expected a (B,) tensor of ids, got (1, 3)"),
+        (torch.zeros(3, 8), "tokens: expected shape (B, 9), got (3, 8)"),
+    ],
+)
+def test_a_step_names_bad_tokens(index: int, tokens: Tensor, message: str) -> None:
+    model = _models()[index]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        model.step(model.start(3, 4), tokens)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("prefixes", "lengths", "steps", "message"),
+    [
+        (torch.tensor([[0, 9]]), torch.tensor([2]), 3, "prefixes: ids must lie in 0 .. 8"),
+        (torch.tensor([[0, 1]]), torch.tensor([3]), 3, "prefix_lengths: expected ints in 1 .. 2"),
+        (torch.tensor([[0, 1]]), torch.tensor([0]), 3, "found 0"),
+        (torch.tensor([[0, 1]]), torch.tensor([1, 2]), 3, "prefix_lengths: expected a (1,)"),
+        (torch.tensor([[0, 1]]), [2], 3, "prefix_lengths: expected a (1,) integer tensor"),
+        (torch.tensor([[0, 1]]), torch.tensor([2]), 0, "steps: expected an int >= 1, got 0"),
+    ],
+)
+def test_greedy_decode_checks_its_prefixes_once(
+    prefixes: Tensor, lengths: object, steps: int, message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        greedy_decode(_models()[0], prefixes, lengths, steps, lambda ids: ids)  # type: ignore[arg-type]

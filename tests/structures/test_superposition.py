@@ -67,7 +67,12 @@ def test_gradients_reach_value_and_weights() -> None:
         ({"push": torch.full((2,), 1.5)}, "push: must lie in [0, 1]"),
         ({"pop": torch.full((3,), 0.5)}, "pop: expected shape (B,) = (2,), got (3,)"),
         ({"noop": torch.full((2,), float("nan"))}, "noop: contains NaN"),
-        ({"stack": torch.zeros(2, 3)}, "stack: expected shape (B, D, m), got (2, 3)"),
+        ({"stack": torch.zeros(2, 3)}, "stack: expected shape (B, D, m) with D >= 1, got (2, 3)"),
+        ({"stack": torch.zeros(2, 0, 3)}, "stack: expected shape (B, D, m) with D >= 1"),
+        (
+            {"stack": torch.zeros(2, 5, 3, dtype=torch.long)},
+            "dtype: a memory needs a floating-point dtype, got torch.int64",
+        ),
     ],
 )
 def test_bad_input_is_named(args: dict[str, torch.Tensor], message: str) -> None:
@@ -82,7 +87,14 @@ def test_bad_input_is_named(args: dict[str, torch.Tensor], message: str) -> None
     assert str(error.value).startswith(message)
 
 
+def test_the_validate_switch_takes_a_bool_only() -> None:
+    with pytest.raises(ValueError, match="validate: expected True or False, got 'no'"):
+        SuperpositionStack(validate="no")  # type: ignore[arg-type]
+
+
 def test_initial_state_checks_sizes() -> None:
     assert SuperpositionStack().initial_state(2, 3, 4).shape == (2, 4, 3)
     with pytest.raises(ValueError, match="depth: expected an int >= 1, got 0"):
         SuperpositionStack().initial_state(2, 3, 0)
+    with pytest.raises(ValueError, match="dtype: a memory needs a floating-point dtype"):
+        SuperpositionStack().initial_state(2, 3, 4, dtype=torch.long)

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
-from memrnn.structures.checks import check_token_ids
 
 B, T, M = 3, 4, 5
 F32 = torch.float32
@@ -168,13 +167,8 @@ def test_validation_can_be_switched_off() -> None:
     assert read.shape == (B, M)
 
 
-def test_token_ids_are_checked_at_the_boundary() -> None:
-    check_token_ids(torch.zeros(2, 0, dtype=torch.long), 3)  # an empty sequence is allowed
-    with pytest.raises(ValueError, match="with T >= 1"):
-        check_token_ids(torch.zeros(2, 0, dtype=torch.long), 3, min_steps=1)
-    with pytest.raises(ValueError, match="expected integer ids"):
-        check_token_ids(torch.zeros(2, 2), 3)
-    with pytest.raises(ValueError, match="got list"):
-        check_token_ids([[1]], 3)
-    with pytest.raises(ValueError, match=r"ids must lie in 0 \.\. 2"):
-        check_token_ids(torch.tensor([[3]]), 3)
+@pytest.mark.parametrize("memory", [NeuralStack, NeuralQueue, NeuralDeque])
+@pytest.mark.parametrize("bad", ["no", 0, None])
+def test_the_validate_switch_takes_a_bool_only(memory: type[NeuralStack], bad: object) -> None:
+    with pytest.raises(ValueError, match=f"validate: expected True or False, got {bad!r}"):
+        memory(validate=bad)  # type: ignore[arg-type]

@@ -9,41 +9,35 @@ locally epsilon-truncated support is exactly Dyck-(k,m).
 
 from __future__ import annotations
 
-import math
-
 from memrnn.constructions.encodings import logarithmic, onehot
 from memrnn.constructions.lstm import GeneratorLSTM, stack_lstm
+from memrnn.constructions.size import (
+    KINDS,
+    MAX_WEIGHTS,
+    check_size,
+    theorem_units,
+    weight_count,
+)
 from memrnn.constructions.srnn import GeneratorRNN, dfa_srnn, stack_srnn
 from memrnn.constructions.verify import Verification, verify_exhaustive, verify_walks
-from memrnn.validation import check_choice, check_int
 
-KINDS = ("srnn-onehot", "lstm-onehot", "srnn-log", "lstm-log", "srnn-dfa")
 Generator = GeneratorRNN | GeneratorLSTM
 
 
-def theorem_units(kind: str, k: int, m: int) -> int:
-    """The hidden units each theorem states for Dyck-(k,m); for Theorem 1's O(k^(m+1)),
-    the 2 (k + k^2 + ... + k^m) units of ``srnn-dfa``."""
-    bits = math.ceil(math.log2(k)) if k > 1 else 0
-    units = {
-        "srnn-onehot": 2 * m * k,
-        "lstm-onehot": m * k,
-        "srnn-log": 6 * m * bits - 2 * m,
-        "lstm-log": 3 * m * bits - m,
-        "srnn-dfa": 2 * sum(k**d for d in range(1, m + 1)),
-    }
-    return units[check_choice("kind", kind, KINDS)]
-
-
-def build(kind: str, k: int, m: int) -> Generator:
+def build(kind: str, k: int, m: int, *, max_weights: int = MAX_WEIGHTS) -> Generator:
     """The construction ``kind`` for Dyck-(k,m).
 
     Kinds: "srnn-onehot" (Theorem 2, 2mk units), "lstm-onehot" (Theorem 3, mk units,
     W_c = 0), "srnn-log" (Theorem 4, 6m ceil(log2 k) - 2m units, k >= 2), "lstm-log"
-    (Theorem 5, 3m ceil(log2 k) - m units, k >= 2), "srnn-dfa" (Theorem 1).
+    (Theorem 5, 3m ceil(log2 k) - m units, k >= 2), "srnn-dfa" (Theorem 1,
+    2 (k + ... + k^m) units).
+
+    Raises:
+        ValueError: a bad kind, k or m, or a construction whose weights would exceed
+            ``max_weights`` float32 numbers (``check_size``; by default
+            ``MAX_WEIGHTS``, 32 GiB), refused before anything is allocated.
     """
-    k, m = check_int("k", k, 1), check_int("m", m, 1)
-    check_choice("kind", kind, KINDS)
+    check_size(kind, k, m, max_weights)
     if kind == "srnn-onehot":
         return stack_srnn(k, m, onehot(k), kind)
     if kind == "srnn-log":
@@ -61,8 +55,14 @@ def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Veri
     walks (``steps``, ``walks``, ``seed``).
 
     Raises:
+        TypeError: ``model`` is not a construction (``build``'s).
         ValueError: an option of the other search, or a count below 1.
     """
+    if not isinstance(model, GeneratorRNN | GeneratorLSTM):
+        raise TypeError(
+            f"model: expected a GeneratorRNN or GeneratorLSTM (from build), "
+            f"got {type(model).__name__}"
+        )
     allowed = ("max_states", "chunk_elements") if exhaustive else ("steps", "walks", "seed")
     for name in options:
         if name not in allowed:
@@ -75,11 +75,14 @@ def verify(model: Generator, *, exhaustive: bool = True, **options: int) -> Veri
 
 __all__ = [
     "KINDS",
+    "MAX_WEIGHTS",
     "Generator",
     "GeneratorLSTM",
     "GeneratorRNN",
     "Verification",
     "build",
+    "check_size",
     "theorem_units",
     "verify",
+    "weight_count",
 ]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memrnn.validation import check_int
+
 
 @dataclass(frozen=True)
 class Encoding:
@@ -38,21 +40,21 @@ class Encoding:
 
 
 def onehot(k: int) -> Encoding:
-    """e_i for bracket i, read out by e_i."""
-    eye = np.eye(k)
+    """e_i for bracket i, read out by e_i (k an int >= 1)."""
+    eye = np.eye(check_int("k", k, 1))
     return Encoding(eye, eye.copy(), 1)
 
 
 def log_bits(k: int) -> int:
-    """ceil(log2 k), the bits that number k brackets (k >= 2)."""
-    return math.ceil(math.log2(k))
+    """ceil(log2 k), the bits that number k brackets (k an int >= 2)."""
+    return math.ceil(math.log2(check_int("k", k, 2)))
 
 
 def logarithmic(k: int) -> Encoding:
     """psi_*(i) = [p; 1 - p; 1] (Eq. G.1) in 3 ceil(log2 k) - 1 dimensions, read out by
     v_i = [p; 1 - p; -1] (Eq. G.2): v_i . psi(j) counts the bits on which i and j agree,
     minus ceil(log2 k) - 1."""
-    if k < 2:
+    if check_int("k", k, 1) < 2:
         raise ValueError(f"k: the logarithmic code needs k >= 2, got {k}")
     b = log_bits(k)
     bits = (np.arange(k)[:, None] >> np.arange(b)[None, :]) & 1

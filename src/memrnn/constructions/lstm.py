@@ -19,14 +19,16 @@ Every pre-activation is lam times a number at least 0.5 from 0, as in ``srnn``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
 from memrnn.constructions.encodings import Encoding
-from memrnn.constructions.srnn import F32, LAMBDA, ZETA
-from memrnn.structures.checks import check_token_ids
+from memrnn.constructions.srnn import F32, LAMBDA, ZETA, check_weights, units_of
+from memrnn.models.checks import check_token_ids
+from memrnn.validation import check_int
 
 GAMMA = math.tanh(1.0)
 
@@ -55,6 +57,20 @@ class GeneratorLSTM(nn.Module):
 
     def __init__(self, weights: dict[str, np.ndarray], *, k: int, m: int, kind: str) -> None:
         super().__init__()
+        k, m = check_int("k", k, 1), check_int("m", m, 1)
+        n = units_of(weights.get("W_i")) if isinstance(weights, Mapping) else 0
+        vocab = 2 * k + 1
+        square, per_token = (n, n), (n, vocab)
+        check_weights(
+            weights,
+            {
+                **{f"W_{g}": square for g in "ifo"},
+                **{f"U_{g}": per_token for g in "ifoc"},
+                **{f"b_{g}": (n,) for g in "ifoc"},
+                "V": (vocab, n),
+                "c_out": (vocab,),
+            },
+        )
         self.k, self.m, self.kind = k, m, kind
         for name, value in weights.items():
             self.register_buffer(name, torch.as_tensor(value, dtype=torch.float32))

@@ -13,12 +13,15 @@ Token ids: open brackets 0..k-1, close brackets k..2k-1 (k + i closes i), end 2k
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import torch
 from torch import Tensor, nn
 
 from memrnn.constructions.encodings import Encoding
-from memrnn.structures.checks import check_token_ids
+from memrnn.models.checks import check_token_ids
+from memrnn.validation import check_int
 
 LAMBDA = 100.0  # gate scale: sigmoid(LAMBDA / 2) == 1.0 in float32
 ZETA = 100.0  # softmax scale: forbidden tokens at e^-ZETA relative to allowed ones
@@ -56,6 +59,12 @@ class GeneratorRNN(nn.Module):
         kind: str,
     ) -> None:
         super().__init__()
+        k, m = check_int("k", k, 1), check_int("m", m, 1)
+        n, vocab = units_of(W), 2 * k + 1
+        check_weights(
+            {"W": W, "U": U, "b": b, "V": V, "c": c},
+            {"W": (n, n), "U": (n, vocab), "b": (n,), "V": (vocab, n), "c": (vocab,)},
+        )
         self.k, self.m, self.kind = k, m, kind
         for name, value in (("W", W), ("U", U), ("b", b), ("V", V), ("c", c)):
             self.register_buffer(name, torch.as_tensor(value, dtype=torch.float32))
@@ -87,6 +96,25 @@ class GeneratorRNN(nn.Module):
             h = self.step(h, tokens[:, t])
             rows.append(self.distribution(h))
         return torch.stack(rows, dim=1)
+
+
+def units_of(matrix: object) -> int:
+    """n, the rows of a recurrent matrix (n, n); 0 for something without rows."""
+    shape = np.asarray(matrix).shape
+    return int(shape[0]) if shape else 0
+
+
+def check_weights(weights: object, shapes: Mapping[str, tuple[int, ...]]) -> None:
+    """ValueError naming the first of ``weights`` missing, unexpected or not of its shape
+    in ``shapes`` (n >= 1 hidden units and 2k + 1 tokens); the values are not read, so
+    the check costs nothing at any size."""
+    if not isinstance(weights, Mapping) or set(weights) != set(shapes):
+        given = sorted(weights) if isinstance(weights, Mapping) else type(weights).__name__
+        raise ValueError(f"weights: expected the arrays {sorted(shapes)}, got {given}")
+    for name, shape in shapes.items():
+        got = np.asarray(weights[name]).shape
+        if got != shape or shape[0] < 1:
+            raise ValueError(f"{name}: expected shape {shape} with n >= 1, got {got}")
 
 
 def stack_srnn(k: int, m: int, encoding: Encoding, kind: str) -> GeneratorRNN:

@@ -22,6 +22,7 @@ from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
+    check_float32,
     decide_outputs,
     output_values,
     seeded,
@@ -105,19 +106,22 @@ class DeepSequenceModel(_TorchEstimator):
                 for ``loss="bce"``.
         """
         xs, ys = aligned_sequences(X, Y)
+        check_float32("X", xs)
+        check_float32("Y", ys)
         check_choice("model", self.model, _MODELS)
         loss = check_choice("loss", self.loss, VALUE_LOSSES)
         if loss == "bce":
             check_binary_targets("Y", ys)
         hidden = check_int("hidden_size", self.hidden_size, 1)
+        # the SRNN's stack sizes are checked for a GRU too: a bad value is a mistake anyway
+        width = check_int("stack_width", self.stack_width, 1)
+        depth = check_int("stack_depth", self.stack_depth, 1)
         how = self._check_training()
         n, n_out = xs[0].shape[1], ys[0].shape[1]
         module: nn.Module
         if self.model == "gru":
             module = seeded(how.seed, lambda: GRUNetwork(n, n_out, hidden))
         else:
-            width = check_int("stack_width", self.stack_width, 1)
-            depth = check_int("stack_depth", self.stack_depth, 1)
             module = seeded(how.seed, lambda: SuperpositionStackRNN(n, n_out, hidden, width, depth))
         inputs = [torch.as_tensor(x, dtype=torch.float32)[None] for x in xs]
         targets = [torch.as_tensor(y, dtype=torch.float32)[None] for y in ys]
@@ -145,6 +149,7 @@ class DeepSequenceModel(_TorchEstimator):
         """The network's outputs (T_i, L): logits for bce, raw values for mse."""
         check_is_fitted(self)
         xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted model")
+        check_float32("X", xs)
         # the networks are causal: zeros padded after a sequence leave its outputs alone
         batch = pad_sequence(
             [torch.as_tensor(x, dtype=torch.float32) for x in xs], batch_first=True

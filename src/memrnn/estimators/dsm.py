@@ -25,6 +25,7 @@ from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
     check_binary_targets,
+    check_float32,
     decide_outputs,
     output_values,
     seeded,
@@ -166,6 +167,9 @@ class DeepStackMachine(_TorchEstimator):
         xs, y, codes = teaching_data(X, y, nonterminals)
         n = xs[0].shape[1]
         outputs = as_sequences("y.outputs", [t.outputs for t in y], "outputs")
+        check_float32("X", xs)
+        check_float32("y.outputs", outputs)
+        check_float32("nonterminals", list(codes))
         output = check_choice("output", self.output, VALUE_LOSSES)
         if output == "bce":
             check_binary_targets("y.outputs", outputs)
@@ -213,6 +217,7 @@ class DeepStackMachine(_TorchEstimator):
     def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
         check_is_fitted(self)
         xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        check_float32("X", xs)
         end = np.zeros((1, self.n_features_in_))
         words = [torch.as_tensor(np.vstack([x, end]), dtype=torch.float32) for x in xs]
         lengths = [len(word) for word in words]

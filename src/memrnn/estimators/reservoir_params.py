@@ -6,7 +6,13 @@ from __future__ import annotations
 from memrnn.estimators.base import store_params
 from memrnn.reservoir.constructions import crj_reservoir, ldn_reservoir, random_reservoir
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.validation import RandomState, check_choice, check_int
+from memrnn.validation import (
+    RandomState,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
 
 _KINDS = ("ldn", "crj", "random")
 
@@ -34,8 +40,26 @@ class ReservoirParams:
 
     _store_params = store_params
 
-    def _build_reservoir(self, n_inputs: int) -> Reservoir:
+    def _check_reservoir_params(self) -> None:
+        """Check every reservoir hyperparameter, those of the kinds not chosen too: a NaN
+        or a size below 1 is a mistake whichever reservoir would read it."""
         check_choice("reservoir", self.reservoir, _KINDS)
+        check_int("n_neurons", self.n_neurons, 1)
+        check_float("spectral_radius", self.spectral_radius, above=0)
+        check_float("sparsity", self.sparsity, above=0, maximum=1)
+        check_float("input_scaling", self.input_scaling, above=0)
+        check_float("cycle_weight", self.cycle_weight)
+        check_float("jump_weight", self.jump_weight)
+        check_int("jump_length", self.jump_length, 1)  # a CRJ's range is crj_jumps's to check
+        check_float("input_weight", self.input_weight, above=0)
+        if self.degree is not None:
+            check_int("degree", self.degree, 1)
+        check_float("theta", self.theta, above=0)
+        check_float("dt", self.dt, above=0)
+        check_random_state("random_state", self.random_state)
+
+    def _build_reservoir(self, n_inputs: int) -> Reservoir:
+        self._check_reservoir_params()
         if self.reservoir == "random":
             return random_reservoir(
                 n_inputs,

@@ -47,6 +47,17 @@ def memory_states(
     return states
 
 
+def _check_addresses(i: int, addresses: object, rows: int) -> None:
+    """ValueError naming ``addresses[i]`` unless it is a 1-d sequence of ints in 0 .. rows."""
+    a = np.asarray(addresses) if isinstance(addresses, list | tuple | np.ndarray) else None
+    if a is None or a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        raise ValueError(f"addresses[{i}]: expected a sequence of int addresses, got {addresses!r}")
+    outside = np.flatnonzero((a < 0) | (a > rows))
+    if outside.size:
+        t = int(outside[0])
+        raise ValueError(f"addresses[{i}]: {a[t]} at step {t} is outside 0 .. {rows}")
+
+
 class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
     """Reservoir memory machine: an ESN that can write states to K rows and recall them.
 
@@ -99,12 +110,18 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         rows = check_int("rows", self.rows, 1)
         C = check_float("C", self.C, above=0)
         alpha = check_float("alpha", self.alpha, 0)
+        if not isinstance(addresses, list | tuple):
+            raise ValueError(
+                f"addresses: expected a list of address sequences, one per sequence of X, "
+                f"got {type(addresses).__name__}"
+            )
         if len(ys) != len(xs) or len(addresses) != len(xs):
             raise ValueError(
                 f"Y and addresses: need one per sequence of X ({len(xs)}), got {len(ys)} "
                 f"and {len(addresses)}"
             )
         for i, (x, y, a) in enumerate(zip(xs, ys, addresses, strict=True)):
+            _check_addresses(i, a, rows)
             if y.shape[0] != x.shape[0] or len(a) != x.shape[0]:
                 raise ValueError(
                     f"sequence {i}: X has {x.shape[0]} steps, Y {y.shape[0]}, addresses {len(a)}"

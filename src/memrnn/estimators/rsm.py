@@ -35,6 +35,7 @@ from memrnn.estimators.base import as_sequences, teaching_data
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import SharedKernel, fit_classifiers
 from memrnn.reservoir.reservoirs import Reservoir
+from memrnn.structures.checks import check_flag
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
 from memrnn.validation import RandomState, check_choice, check_float, check_int
 
@@ -212,6 +213,8 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         C = check_float("C", self.C, above=0)
         gamma = check_float("gamma_factor", self.gamma_factor, above=0)
         check_int("max_actions", self.max_actions, 1)
+        alpha = check_float("alpha", self.alpha, 0)  # read by output="ridge" only
+        check_flag("reencode", reencode)
         reservoir = self._build_reservoir(n)
         sets = TrainingSets()
         stack_type = ReencodingStack if reencode else StackEncoder
@@ -231,7 +234,6 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
             targets += list(outputs.T)
         self.c_shift_, *c_out = fit_classifiers(steps, targets, C, gamma)
         if self.output == "ridge":
-            alpha = check_float("alpha", self.alpha, 0)
             self.c_out_ = [Ridge(alpha=alpha).fit(steps, outputs)]
             self._step_kernel = SharedKernel([self.c_shift_])
         else:
@@ -250,6 +252,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         """
         check_is_fitted(self)
         xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        check_flag("reencode", reencode)
         stack_type = ReencodingStack if reencode else StackEncoder
         reservoir = self.reservoir_
         stacks: list[_Stack] = [stack_type(reservoir) for _ in xs]

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from sklearn.svm import SVC
 
+from memrnn.validation import check_float
+
 GRAM_MAX_ROWS = 12_000  # a precomputed kernel above this would need over 1.1 GB
 
 
@@ -53,8 +55,8 @@ class RBFClassifier:
     """
 
     def __init__(self, C: float = 1.0, gamma_factor: float = 1.0) -> None:
-        self.C = C
-        self.gamma_factor = gamma_factor
+        self.C = check_float("C", C, above=0)
+        self.gamma_factor = check_float("gamma_factor", gamma_factor, above=0)
 
     def fit(
         self,

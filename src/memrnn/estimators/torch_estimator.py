@@ -166,6 +166,20 @@ def output_values(kind: str, outputs: np.ndarray) -> np.ndarray:
     return values
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_float32(name: str, arrays: Sequence[np.ndarray]) -> None:
+    """The networks run in float32: raise ValueError naming ``name[i]`` for a value whose
+    magnitude exceeds float32's largest, which the cast would turn into inf."""
+    for i, a in enumerate(arrays):
+        if a.size and float(np.abs(a).max()) > FLOAT32_MAX:
+            raise ValueError(
+                f"{name}[{i}]: holds {float(np.abs(a).max()):g}, beyond float32's largest "
+                f"{FLOAT32_MAX:g} (the networks run in float32)"
+            )
+
+
 def check_binary_targets(name: str, targets: Sequence[np.ndarray]) -> None:
     """BCE needs targets in [0, 1]; raise ValueError naming ``name[i]`` otherwise."""
     for i, y in enumerate(targets):

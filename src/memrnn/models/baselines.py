@@ -20,6 +20,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import as_vectors
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.readout import ReadoutRNN, make_readout
+from memrnn.validation import check_float
 
 
 def scaled_identity(layer: nn.Linear, scale: float) -> None:
@@ -47,6 +48,7 @@ class IRNN(ReadoutRNN):
         recurrent_scale: float = 1.0,
     ) -> None:
         super().__init__(input_size, output_size, hidden_size, readout)
+        check_float("recurrent_scale", recurrent_scale)
         self.C = InputEmbedding(input_size, hidden_size)
         self.W = nn.Linear(hidden_size, hidden_size)
         scaled_identity(self.W, recurrent_scale)

@@ -12,18 +12,27 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from memrnn.models.checks import check_inputs, is_token_ids
-from memrnn.structures.checks import check_token_ids
+from memrnn.models.checks import check_inputs, check_token_ids, is_token_ids
+from memrnn.validation import check_sizes
 
 
 class InputEmbedding(nn.Embedding):
     """An ``nn.Embedding`` of ``num_embeddings`` token ids that also reads vectors of
     that width: ids (any shape) give their rows of ``weight``, float vectors (..., V)
     give ``vectors @ weight``. Its weights and their initialisation are
-    ``nn.Embedding``'s."""
+    ``nn.Embedding``'s.
+
+    Args:
+        num_embeddings: V, the token ids (and the width of input vectors), >= 1.
+        embedding_dim: d, the width of each embedding, >= 1.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int) -> None:
+        check_sizes(num_embeddings=num_embeddings, embedding_dim=embedding_dim)
+        super().__init__(num_embeddings, embedding_dim)
 
     def forward(self, inputs: Tensor) -> Tensor:
-        """The embedded ``inputs``, unchecked (for one step of a recurrent model)."""
+        """The embedded ``inputs``, unchecked (``sequences`` and ``one_step`` check)."""
         if inputs.is_floating_point():
             return inputs @ self.weight
         out: Tensor = super().forward(inputs)
@@ -34,9 +43,21 @@ class InputEmbedding(nn.Embedding):
         after checking them (ids in range; vectors of the weight's dtype and device).
 
         Raises:
-            ValueError: naming ``tokens`` or ``inputs``.
+            ValueError: naming ``inputs``.
         """
         if is_token_ids(inputs):
-            check_token_ids(inputs, self.num_embeddings, min_steps=1)
-            return self(inputs)
+            return self(check_token_ids(inputs, self.num_embeddings, name="inputs", min_steps=1))
         return self(check_inputs(inputs, self.num_embeddings, self.weight, min_steps=1))
+
+    def one_step(self, inputs: object, name: str = "tokens") -> Tensor:
+        """The embedded inputs (B, d) of one step, token ids (B,) or vectors (B, V), after
+        checking them as ``sequences`` does.
+
+        Raises:
+            ValueError: naming ``name``, the caller's argument.
+        """
+        if is_token_ids(inputs):
+            ids = check_token_ids(inputs, self.num_embeddings, name=name, one_step=True)
+            return self(ids)
+        vectors = check_inputs(inputs, self.num_embeddings, self.weight, name=name, one_step=True)
+        return self(vectors)

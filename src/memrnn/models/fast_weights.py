@@ -93,6 +93,8 @@ class FastWeightsRNN(ReadoutRNN):
         super().__init__(input_size, output_size, hidden_size, readout)
         check_sizes(inner_steps=inner_steps)
         check_float("decay", decay, 0, 1)
+        check_float("fast_lr", fast_lr)
+        check_float("recurrent_scale", recurrent_scale)
         check_choice("form", form, ("attention", "matrix"))
         check_choice("norm", norm, ("sum", "slow"))
         self.decay, self.fast_lr = decay, fast_lr

@@ -14,8 +14,8 @@ from memrnn.validation import check_sizes
 class GRUNetwork(nn.Module):
     """A one-layer GRU and a linear readout: outputs (B, T, output_size) per step.
 
-    Reads token ids (B, T), one-hot coded, or vectors (B, T, input_size), from the zero
-    state.
+    Reads token ids (B, T), one-hot coded, or vectors (B, T, input_size), T >= 1, from
+    the zero state.
 
     Args:
         input_size: the input vocabulary or feature count.
@@ -33,5 +33,6 @@ class GRUNetwork(nn.Module):
         self.readout = nn.Linear(hidden_size, output_size)
 
     def forward(self, inputs: Tensor) -> Tensor:
-        states, _ = self.gru(as_vectors(inputs, self.input_size, self.readout.weight))
+        # T >= 1: torch's GRU refuses an empty sequence with an opaque RuntimeError
+        states, _ = self.gru(as_vectors(inputs, self.input_size, self.readout.weight, min_steps=1))
         return self.readout(states)

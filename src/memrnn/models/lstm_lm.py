@@ -17,6 +17,8 @@ import math
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.checks import check_token_ids
+from memrnn.tasks.dyck_lm import PAD
 from memrnn.validation import check_sizes
 
 
@@ -44,10 +46,17 @@ class LSTMLanguageModel(nn.Module):
             self.readout.bias.zero_()
 
     def forward(self, tokens: Tensor) -> Tensor:
-        if tokens.dim() != 2 or tokens.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"tokens: expected a (B, T) integer tensor, got {tuple(tokens.shape)}")
+        """Next-token logits (B, T, V + 1) for token ids (B, T), T >= 1, each in
+        0 .. V - 1 or the padding id -1 (``memrnn.tasks.dyck_lm.PAD``), which may only
+        follow a string's end.
+
+        Raises:
+            ValueError: naming ``tokens``: not a (B, T) tensor of int64 or int32 ids, or
+                an id outside the vocabulary (the start symbol V included), with that id.
+        """
+        check_token_ids(tokens, self.vocabulary, min_steps=1, pad=PAD)
         start = tokens.new_full((tokens.shape[0], 1), self.start)
-        # padding ids (negative) are read as token 0: they only follow a string's end
+        # padding ids are read as token 0: they only follow a string's end
         inputs = torch.cat([start, tokens[:, :-1].clamp(min=0)], dim=1)
         states, _ = self.lstm(self.embed(inputs))
         return self.readout(states)

@@ -29,7 +29,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.checks import InputKind, as_vectors
-from memrnn.validation import check_int, check_sizes
+from memrnn.validation import check_int, check_sizes, is_int
 
 
 class GRUStack:
@@ -119,10 +119,21 @@ class DeepStackMachineNetwork(nn.Module):
         check_int("max_pop", max_pop, 0)
         if nonterminals is None:
             nonterminals = torch.zeros(0, input_size)
-        if nonterminals.ndim != 2 or nonterminals.shape[1] != input_size:
-            raise ValueError(
-                f"nonterminals: expected shape (K, {input_size}), got {tuple(nonterminals.shape)}"
+        if (
+            not isinstance(nonterminals, Tensor)
+            or nonterminals.ndim != 2
+            or nonterminals.shape[1] != input_size
+        ):
+            got = (
+                tuple(nonterminals.shape)
+                if isinstance(nonterminals, Tensor)
+                else type(nonterminals).__name__
             )
+            raise ValueError(f"nonterminals: expected shape (K, {input_size}), got {got}")
+        if not nonterminals.is_floating_point():
+            raise ValueError(f"nonterminals: expected floats, got dtype {nonterminals.dtype}")
+        if not bool(nonterminals.isfinite().all()):
+            raise ValueError("nonterminals: contains NaN or inf")
         self.input_size, self.output_size = input_size, output_size
         self.max_actions = max_actions
         self.cell = nn.GRUCell(input_size, hidden_size)
@@ -144,8 +155,10 @@ class DeepStackMachineNetwork(nn.Module):
         """
         x = as_vectors(inputs, self.input_size, self.c_out.weight)
         batch, steps, _ = x.shape
-        sizes = [steps] * batch if lengths is None else lengths
-        limit = self.max_actions if max_actions is None else max_actions
+        sizes = [steps] * batch if lengths is None else _check_lengths(lengths, batch, steps)
+        limit = (
+            self.max_actions if max_actions is None else check_int("max_actions", max_actions, 1)
+        )
         stacks = [GRUStack(self.cell) for _ in range(batch)]
         h = x.new_zeros(batch, self.cell.hidden_size)
         outputs = x.new_zeros(batch, steps, self.output_size)
@@ -184,3 +197,16 @@ class DeepStackMachineNetwork(nn.Module):
                 self.cell, [stacks[active[k]] for k in shifting], [symbols[k] for k in shifting]
             )
         return outputs
+
+
+def _check_lengths(lengths: object, batch: int, steps: int) -> list[int]:
+    """``lengths`` as ints; ValueError unless it is a list of ``batch`` ints in 0 .. steps."""
+    if (
+        not isinstance(lengths, list | tuple)
+        or len(lengths) != batch
+        or not all(is_int(n) and 0 <= n <= steps for n in lengths)
+    ):
+        raise ValueError(
+            f"lengths: expected {batch} ints in 0 .. {steps} (one per row), got {lengths!r}"
+        )
+    return [int(n) for n in lengths]

@@ -24,11 +24,11 @@ from typing import ClassVar
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind
+from memrnn.models.checks import ID_DTYPES, InputKind, check_token_ids
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.trace import Trace
-from memrnn.validation import check_sizes
+from memrnn.validation import check_int, check_sizes
 
 
 class MemoryAugmentedLSTM(nn.Module):
@@ -66,6 +66,13 @@ class MemoryAugmentedLSTM(nn.Module):
         bottom_push_bias: float | None = None,
     ) -> None:
         super().__init__()
+        check_sizes(
+            input_vocab=input_vocab,
+            output_vocab=output_vocab,
+            hidden_size=hidden_size,
+            embedding=embedding,
+            memory_width=memory_width,
+        )
         self.input_vocab, self.output_vocab = input_vocab, output_vocab
         self.embed = InputEmbedding(input_vocab, embedding)
         self.core = MemoryRNN(
@@ -105,10 +112,17 @@ class MemoryAugmentedLSTM(nn.Module):
         """The recurrent state before any token, with memory room for ``capacity`` steps."""
         return self.core.start(batch, capacity)
 
-    def step(self, carry: Carry, tokens: Tensor) -> tuple[Tensor, Carry]:
+    def step(self, carry: Carry, tokens: Tensor, *, validate: bool = True) -> tuple[Tensor, Carry]:
         """Logits (B, V_out) after one token (B,) or vector (B, V_in) per sequence, and the
-        next state."""
-        out, carry = self.core.step(carry, self.embed(tokens))
+        next state. ``validate=False`` skips the check of ``tokens``, whose id range reads
+        one pair of numbers back from the device: for a loop that checked its inputs once.
+
+        Raises:
+            ValueError: naming ``tokens``: an id outside the input vocabulary, or a shape,
+                dtype or device that does not fit.
+        """
+        x = self.embed.one_step(tokens) if validate else self.embed(tokens)
+        out, carry = self.core.step(carry, x)
         return self.output(torch.tanh(self.core.out(out.o_prime))), carry
 
 
@@ -154,11 +168,12 @@ class DeepLSTM(nn.Module):
         return None
 
     def step(
-        self, carry: tuple[Tensor, Tensor] | None, tokens: Tensor
+        self, carry: tuple[Tensor, Tensor] | None, tokens: Tensor, *, validate: bool = True
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """Logits (B, V_out) after one token (B,) or vector (B, V_in) per sequence, and the
-        next state."""
-        states, carry = self.lstm(self.embed(tokens)[:, None], carry)
+        next state (``validate`` and the checks as for ``MemoryAugmentedLSTM.step``)."""
+        x = self.embed.one_step(tokens) if validate else self.embed(tokens)
+        states, carry = self.lstm(x[:, None], carry)
         return self.output(torch.tanh(self.project(states[:, 0]))), carry
 
 
@@ -182,15 +197,25 @@ def greedy_decode(
     |||``); its first prediction is the argmax after the last of them, and every later one
     the argmax after feeding the previous prediction back as the input ``feed(prediction)``.
     All rows advance together: a row still reading its prefix ignores its outputs.
+
+    The prefixes are checked once here, not at every step; ``feed`` is trusted to give
+    input ids.
+
+    Raises:
+        ValueError: naming ``prefixes``, ``prefix_lengths`` (ints in 1 .. P, one per row)
+            or ``steps`` (an int >= 1).
     """
+    steps = check_int("steps", steps, 1)
+    longest = _longest_prefix(model, prefixes, prefix_lengths)
     batch = prefixes.shape[0]
-    longest = int(prefix_lengths.max())
+    if batch == 0:
+        return prefixes.new_zeros(0, steps)
     carry = model.start(batch, longest + steps)
     predictions = prefixes.new_zeros(batch, steps)
     made = prefixes.new_zeros(batch)  # predictions made per row
     tokens = prefixes[:, 0]
     for t in range(longest + steps - 1):
-        logits, carry = model.step(carry, tokens)  # type: ignore[arg-type]
+        logits, carry = model.step(carry, tokens, validate=False)  # type: ignore[arg-type]
         guess = logits.argmax(dim=1)
         emitting = (t >= prefix_lengths - 1) & (made < steps)
         rows = emitting.nonzero()[:, 0]
@@ -202,3 +227,35 @@ def greedy_decode(
         ahead = prefixes[:, min(t + 1, prefixes.shape[1] - 1)]
         tokens = torch.where(reading, ahead, feed(guess))
     return predictions
+
+
+def _longest_prefix(
+    model: MemoryAugmentedLSTM | DeepLSTM, prefixes: object, prefix_lengths: object
+) -> int:
+    """The longest of ``prefix_lengths`` (0 for no rows), after checking the prefixes'
+    ids (B, P) and their lengths, ints in 1 .. P (one reduction each)."""
+    ids = check_token_ids(prefixes, model.input_vocab, name="prefixes", min_steps=1)
+    batch, width = ids.shape
+    if (
+        not isinstance(prefix_lengths, Tensor)
+        or tuple(prefix_lengths.shape) != (batch,)
+        or prefix_lengths.dtype not in ID_DTYPES
+        or prefix_lengths.device != ids.device
+    ):
+        got = (
+            f"{tuple(prefix_lengths.shape)} {prefix_lengths.dtype} on {prefix_lengths.device}"
+            if isinstance(prefix_lengths, Tensor)
+            else type(prefix_lengths).__name__
+        )
+        raise ValueError(
+            f"prefix_lengths: expected a ({batch},) integer tensor on {ids.device}, got {got}"
+        )
+    if batch == 0:
+        return 0
+    shortest, longest = torch.stack(torch.aminmax(prefix_lengths)).tolist()
+    if shortest < 1 or longest > width:
+        raise ValueError(
+            f"prefix_lengths: expected ints in 1 .. {width} (the prefixes' width), found "
+            f"{shortest if shortest < 1 else longest}"
+        )
+    return int(longest)

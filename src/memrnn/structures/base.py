@@ -6,7 +6,12 @@ import torch
 from torch import Tensor
 
 from memrnn.structures import strengths as S
-from memrnn.structures.checks import check_float_dtype, check_tensor, check_unit_interval
+from memrnn.structures.checks import (
+    check_flag,
+    check_float_dtype,
+    check_tensor,
+    check_unit_interval,
+)
 from memrnn.structures.layout import Kind, Layout
 from memrnn.structures.lean import lean_reads
 from memrnn.structures.state import MemoryState, empty_state
@@ -24,7 +29,7 @@ class Memory:
     centred = False  # whether values are also pushed below the first row (a deque)
 
     def __init__(self, *, validate: bool = True) -> None:
-        self.validate = validate
+        self.validate = check_flag("validate", validate)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(validate={self.validate})"

@@ -55,14 +55,9 @@ def check_float_dtype(dtype: torch.dtype) -> None:
         raise ValueError(f"dtype: a memory needs a floating-point dtype, got {dtype}")
 
 
-def check_token_ids(tokens: object, vocabulary: int, *, min_steps: int = 0) -> None:
-    """Raise ValueError unless ``tokens`` is a (B, T) integer tensor of ids in
-    0 .. vocabulary - 1 with T >= ``min_steps``."""
-    if not isinstance(tokens, Tensor) or tokens.dim() != 2 or tokens.shape[1] < min_steps:
-        shape = tuple(tokens.shape) if isinstance(tokens, Tensor) else type(tokens).__name__
-        steps = f" with T >= {min_steps}" if min_steps else ""
-        raise ValueError(f"tokens: expected a (B, T) tensor of ids{steps}, got {shape}")
-    if tokens.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"tokens: expected integer ids, got dtype {tokens.dtype}")
-    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocabulary):
-        raise ValueError(f"tokens: ids must lie in 0 .. {vocabulary - 1}")
+def check_flag(name: str, value: object) -> bool:
+    """``value``; ValueError naming ``name`` unless it is a bool (a 0, 1 or string given
+    for a switch is a mistake, not a request)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected True or False, got {value!r}")
+    return value

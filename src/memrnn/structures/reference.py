@@ -295,6 +295,11 @@ def deque_forward(
     """Run a neural deque over one sequence: Eqs. (6)-(11)."""
     values_top, push_top, pop_top = _as_sequence(values_top, push_top, pop_top)
     values_bot, push_bot, pop_bot = _as_sequence(values_bot, push_bot, pop_bot)
+    if values_bot.shape != values_top.shape:
+        raise ValueError(
+            f"values_bot: expected shape {values_top.shape} to match values_top, "
+            f"got {values_bot.shape}"
+        )
     steps, width = values_top.shape
     s = np.zeros(0)
     memory = np.zeros((0, width))
@@ -363,7 +368,8 @@ def deque_backward(
 
 
 def _as_sequence(values: Array, push: Array, pop_: Array) -> tuple[Array, Array, Array]:
-    """Coerce one unbatched sequence to float64 and check that its parts agree in length."""
+    """Coerce one unbatched sequence to float64 and check that its parts agree in length,
+    that the values are finite and that push and pop lie in [0, 1]."""
     values = np.asarray(values, dtype=np.float64)
     push = np.asarray(push, dtype=np.float64)
     pop_ = np.asarray(pop_, dtype=np.float64)
@@ -374,4 +380,9 @@ def _as_sequence(values: Array, push: Array, pop_: Array) -> tuple[Array, Array,
             f"push and pop: expected shape ({len(values)},) to match values, "
             f"got {push.shape} and {pop_.shape}"
         )
+    if not np.all(np.isfinite(values)):
+        raise ValueError("values: contains NaN or inf")
+    for name, gate in (("push", push), ("pop", pop_)):
+        if not np.all((gate >= 0) & (gate <= 1)):  # NaN fails both comparisons
+            raise ValueError(f"{name}: must lie in [0, 1] with no NaN, got {gate.tolist()}")
     return values, push, pop_

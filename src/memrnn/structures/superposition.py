@@ -18,7 +18,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from memrnn.structures.checks import check_tensor, check_unit_interval
+from memrnn.structures.checks import (
+    check_flag,
+    check_float_dtype,
+    check_tensor,
+    check_unit_interval,
+)
 from memrnn.validation import check_int
 
 
@@ -31,7 +36,7 @@ class SuperpositionStack:
     """
 
     def __init__(self, *, validate: bool = True) -> None:
-        self.validate = validate
+        self.validate = check_flag("validate", validate)
 
     def __repr__(self) -> str:
         return f"SuperpositionStack(validate={self.validate})"
@@ -49,6 +54,8 @@ class SuperpositionStack:
         batch_size = check_int("batch_size", batch_size, 1)
         width = check_int("width", width, 1)
         depth = check_int("depth", depth, 1)
+        if dtype is not None:
+            check_float_dtype(dtype)
         return torch.zeros(batch_size, depth, width, device=device, dtype=dtype)
 
     def step(
@@ -64,9 +71,10 @@ class SuperpositionStack:
         ``stack`` is (B, D, m), ``value`` (B, m), the weights (B,). The weights are used
         as given: a softmax makes them sum to one, but nothing here requires it.
         """
-        if not isinstance(stack, Tensor) or stack.ndim != 3:
+        if not isinstance(stack, Tensor) or stack.ndim != 3 or stack.shape[1] < 1:
             got = tuple(stack.shape) if isinstance(stack, Tensor) else type(stack).__name__
-            raise ValueError(f"stack: expected shape (B, D, m), got {got}")
+            raise ValueError(f"stack: expected shape (B, D, m) with D >= 1, got {got}")
+        check_float_dtype(stack.dtype)
         b, _, m = stack.shape
         where = (stack.dtype, stack.device)
         check_tensor("value", value, (b, m), *where, f"(B, m) = ({b}, {m})")

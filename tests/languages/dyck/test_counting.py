@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from memrnn.languages.dyck import count_strings, prefix_counts
+from memrnn.languages.dyck.counting import check_table_size, push_probabilities, table_bytes
 from tests.languages.dyck.helpers import brackets
 
 
@@ -68,3 +69,14 @@ def test_counts_are_exact_big_ints() -> None:
 def test_bad_arguments_name_themselves(call: Callable[[], object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_table_size_is_known_before_it_is_made() -> None:
+    # Table 2's longest range takes about 100 KiB; measured 28 MiB at m = 5, lengths 8001
+    assert table_bytes(5, 360) < 2**17
+    assert 20 * 2**20 < table_bytes(5, 8001) < 40 * 2**20
+    check_table_size(5, 8001)
+    with pytest.raises(ValueError, match=r"m, max_length: .* m = 1000000000 and lengths up to 9"):
+        check_table_size(10**9, 9)
+    with pytest.raises(ValueError, match=r"over the limit of 1,024 MiB"):
+        push_probabilities(3, 1, 10**6)

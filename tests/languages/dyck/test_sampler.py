@@ -112,6 +112,15 @@ def test_steps_follow_equation_h2() -> None:
         (lambda: sample_string(np.random.default_rng(), 2, 2, 9, 1), "min_length"),
         (lambda: sample_string(np.random.default_rng(), 2, 2, 2, 2), "no Dyck"),
         (lambda: sample_string(np.random.default_rng(), 2, 2, 1, 0), "max_length"),
+        # the end symbol 2k must fit TOKEN_DTYPE: an OverflowError before
+        (lambda: sample_string(np.random.default_rng(), 2**30, 2, 1, 9), r"k: .* 1\.\.1073741823"),
+        (lambda: sample_string(np.random.default_rng(), 2**40, 2, 1, 9), "got 1099511627776"),
+        # the table of exact integers would fill memory: refused before it is made
+        (lambda: sample_string(np.random.default_rng(), 2, 3, 1, 10**6), "m, max_length: weigh"),
+        (
+            lambda: sample_string(np.random.default_rng(), 2, 10**9, 1, 9),
+            "over the limit of 1,024 MiB",
+        ),
     ],
 )
 def test_bad_arguments_name_themselves(call: Callable[[], object], match: str) -> None:

@@ -284,6 +284,8 @@ def test_the_check_agrees_with_definition_1_on_random_edits(data: st.DataObject)
         (lambda: make_splits(2, 3, 0, 10, train_lengths=(9, 3)), r"train_lengths\[0\]"),
         (lambda: make_splits(2, 3, 0, 10, test_lengths=(4, 4)), r"test_lengths"),
         (lambda: make_splits(2, 3, 0, 10, test_lengths=5), "test_lengths"),
+        (lambda: make_splits(2**31, 3, 0, 10), r"k: expected an int in 1\.\.1073741823"),
+        (lambda: make_splits(2, 3, 0, 10, test_lengths=(1, 10**6 + 1)), r"m, test_lengths\[1\]"),
     ],
 )
 def test_bad_arguments_name_themselves(call: Callable[[], object], match: str) -> None:

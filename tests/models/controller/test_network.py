@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Callable
 
@@ -247,7 +248,7 @@ def test_token_ids_read_as_one_hot_vectors() -> None:
     tokens = torch.tensor([[0, 4, 2, 2], [1, 3, 0, 4]])
     vectors = F.one_hot(tokens, 5).float()
     assert torch.equal(model(tokens), model(vectors))
-    with pytest.raises(ValueError, match=r"tokens: ids must lie in 0 \.\. 4"):
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 4"):
         model(tokens + 1)
 
 
@@ -327,3 +328,25 @@ def test_learns_to_reverse_short_sequences() -> None:
         torch.set_num_threads(threads)
     assert token >= 0.98 and sequence >= 0.95, (token, sequence)
     assert elapsed < 60, elapsed
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"push_bias": float("nan")}, "push_bias: expected a finite number, got nan"),
+        ({"pop_bias": float("-inf")}, "pop_bias: expected a finite number, got -inf"),
+        ({"bottom_push_bias": float("nan"), "memory": "deque"}, "bottom_push_bias: expected"),
+        ({"o_prime_layer": "no"}, "o_prime_layer: expected True or False, got 'no'"),
+        ({"o_prime_layer": 1}, "o_prime_layer: expected True or False, got 1"),
+    ],
+)
+def test_bad_biases_and_switches_are_named(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        MemoryRNN(5, 3, 7, 4, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_step_names_a_bad_input() -> None:
+    model = _model()
+    carry = model.start(2, 3)
+    with pytest.raises(ValueError, match=re.escape("x: expected shape (B, 5), got (2, 4)")):
+        model.step(carry, torch.zeros(2, 4))

@@ -69,6 +69,31 @@ def check_length_range(
     return lo, hi
 
 
+MAX_TABLE_BYTES = 2**30
+"""The most memory ``push_probabilities`` may take for its exact integers (1 GiB); Table
+2's longest range (m = 5, lengths to 360) takes about 100 KiB."""
+
+
+def table_bytes(m: int, max_length: int) -> int:
+    """About how much memory ``push_probabilities`` takes for depth bound m and lengths up
+    to ``max_length``: (max_length + 1)(m + 1) Python ints, 36 bytes each plus 4 bytes per
+    30 bits, of up to max_length - n bits after n tokens."""
+    cells = (max_length + 1) * (m + 1)
+    return 36 * cells + (m + 1) * max_length * max_length // 15
+
+
+def check_table_size(m: int, max_length: int, name: str = "max_length") -> None:
+    """Raise ValueError naming m and ``name`` when ``table_bytes`` exceeds
+    ``MAX_TABLE_BYTES``, before anything is allocated."""
+    needed = table_bytes(m, max_length)
+    if needed > MAX_TABLE_BYTES:
+        raise ValueError(
+            f"m, {name}: weighing the sampler's actions for m = {m} and lengths up to "
+            f"{max_length} needs about {needed / 2**20:,.0f} MiB of exact integers, over the "
+            f"limit of {MAX_TABLE_BYTES / 2**20:,.0f} MiB; choose a smaller m or max_length"
+        )
+
+
 @functools.lru_cache(maxsize=64)
 def push_probabilities(m: int, lo: int, hi: int) -> tuple[tuple[float, ...], ...]:
     """p[n][d]: the probability of a push after n tokens at depth d, given the final length
@@ -76,7 +101,11 @@ def push_probabilities(m: int, lo: int, hi: int) -> tuple[tuple[float, ...], ...
 
     w[n][d] = 2^(hi - n) * P(the length ends in range | n tokens, depth d): an integer,
     since every step of Equation H.2 has probability 1/2 or 1.
+
+    Raises:
+        ValueError: the table would exceed ``MAX_TABLE_BYTES`` (``check_table_size``).
     """
+    check_table_size(m, hi)
     w = [[0] * (m + 1) for _ in range(hi + 1)]  # w[hi] = 0: the end symbol must still come
     for n in range(hi - 1, -1, -1):
         below = w[n + 1]

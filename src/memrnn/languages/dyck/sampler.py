@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from memrnn.languages.dyck.counting import check_length_range, push_probabilities
-from memrnn.languages.dyck.tokens import TOKEN_DTYPE
+from memrnn.languages.dyck.tokens import MAX_K, TOKEN_DTYPE
 from memrnn.validation import check_generator, check_int
 
 
@@ -66,10 +66,12 @@ def sample_string(
         The token ids, dtype ``TOKEN_DTYPE``, the last one the end symbol 2k.
 
     Raises:
-        ValueError: a bad argument, or a range that holds no odd length.
+        ValueError: a bad argument (k above ``MAX_K``, whose ids would not fit
+            ``TOKEN_DTYPE``, included), a range that holds no odd length, or one too long
+            to weigh (``push_probabilities``).
     """
     rng = check_generator("rng", rng)
-    k, m = check_int("k", k, 1), check_int("m", m, 1)
+    k, m = check_int("k", k, 1, MAX_K), check_int("m", m, 1)
     lo, hi = check_length_range(min_length, max_length)
     push = push_probabilities(m, lo, hi)
     uniforms = iter(rng.random(hi).tolist())

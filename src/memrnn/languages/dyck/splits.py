@@ -17,9 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from memrnn.languages.dyck.counting import check_length_range, push_probabilities
+from memrnn.languages.dyck.counting import (
+    check_length_range,
+    check_table_size,
+    push_probabilities,
+)
 from memrnn.languages.dyck.sampler import walk
-from memrnn.languages.dyck.tokens import TOKEN_DTYPE
+from memrnn.languages.dyck.tokens import MAX_K, TOKEN_DTYPE
 from memrnn.validation import check_int, is_int
 
 _LENGTH_RANGES = {3: ((1, 84), (85, 168)), 5: ((1, 180), (181, 360))}
@@ -158,7 +162,7 @@ def split_params(
     Raises:
         ValueError: a bad argument; m other than 3 or 5 without both length ranges.
     """
-    k, m = check_int("k", k, 1), check_int("m", m, 1)
+    k, m = check_int("k", k, 1, MAX_K), check_int("m", m, 1)
     if train_lengths is None or test_lengths is None:
         default_train, default_test = length_ranges(m)
         train_lengths = default_train if train_lengths is None else train_lengths
@@ -168,6 +172,7 @@ def split_params(
         if not isinstance(value, (tuple, list)) or len(value) != 2:
             raise ValueError(f"{name}: expected (min_length, max_length), got {value!r}")
         ranges.append(check_length_range(*value, names=(f"{name}[0]", f"{name}[1]")))
+        check_table_size(m, ranges[-1][1], f"{name}[1]")
     return SplitParams(
         k=k,
         m=m,

@@ -19,6 +19,9 @@ from memrnn.validation import check_int
 TOKEN_DTYPE = np.int32
 """The dtype of sampled and stored token arrays."""
 
+MAX_K = int(np.iinfo(TOKEN_DTYPE).max) // 2
+"""The most bracket types whose token ids fit ``TOKEN_DTYPE`` (the largest is the end, 2k)."""
+
 TEXT_OPENS = "([{<"
 TEXT_CLOSES = ")]}>"
 TEXT_END = "#"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from memrnn.validation import check_float, check_sizes
+
 
 class MemoryGates(nn.Module):
     """The push, pop and value projections for one end of the memory.
@@ -21,6 +23,9 @@ class MemoryGates(nn.Module):
 
     def __init__(self, in_size: int, width: int, push_bias: float, pop_bias: float) -> None:
         super().__init__()
+        check_sizes(in_size=in_size, width=width)
+        check_float("push_bias", push_bias)
+        check_float("pop_bias", pop_bias)
         self.push = nn.Linear(in_size, 1)
         self.pop = nn.Linear(in_size, 1)
         self.value = nn.Linear(in_size, width)

@@ -25,13 +25,13 @@ from typing import ClassVar, Literal
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.checks import InputKind, as_vectors
+from memrnn.models.checks import InputKind, as_vectors, check_inputs
 from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.gates import MemoryGates
 from memrnn.models.controller.sequence import run_fused, run_stepwise
 from memrnn.models.trace import Trace
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
-from memrnn.structures.checks import check_tensor
+from memrnn.structures.checks import check_flag, check_tensor
 from memrnn.validation import check_choice, check_float, check_sizes
 
 MemoryKind = Literal["stack", "queue", "deque"]
@@ -91,6 +91,7 @@ class MemoryRNN(nn.Module):
         bottom_push_bias: float | None = None,
     ) -> None:
         super().__init__()
+        check_flag("o_prime_layer", o_prime_layer)
         output_hidden = hidden_size if output_hidden is None else output_hidden
         if not o_prime_layer and output_hidden != hidden_size:
             raise ValueError(
@@ -105,6 +106,10 @@ class MemoryRNN(nn.Module):
             output_hidden=output_hidden,
         )
         check_float("gate_noise", gate_noise, 0)  # a standard deviation
+        check_float("push_bias", push_bias)
+        check_float("pop_bias", pop_bias)
+        if bottom_push_bias is not None:
+            check_float("bottom_push_bias", bottom_push_bias)
         check_choice("memory", memory, sorted(MEMORIES))
         check_choice("cell", cell, CELLS)
         self.input_size = input_size
@@ -161,7 +166,12 @@ class MemoryRNN(nn.Module):
 
         ``noise`` (B, 2E), if given, is added to the gates' pre-activations, ordered as
         ``forward``'s ``gate_noise``: the pushes of each end (top first), then the pops.
+
+        Raises:
+            ValueError: naming ``x``, whose shape, dtype and device are checked (no
+                device read back).
         """
+        check_inputs(x, self.input_size, self.h0, name="x", one_step=True)
         cell_in = torch.cat([x, carry.read], dim=1)
         c = None
         if carry.c is not None:
