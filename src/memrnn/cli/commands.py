@@ -1,0 +1,231 @@
+"""What each ``memrnn`` command does: the handlers the parser dispatches to, each given
+the parsed arguments and returning the exit status."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import torch
+from tqdm import tqdm
+
+from memrnn.errors import UserError
+from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
+from memrnn.experiments.registry import experiment_names, get_experiment
+from memrnn.structures import NeuralQueue, NeuralStack
+
+if TYPE_CHECKING:
+    from memrnn.runner.sweep import Backend
+
+# Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
+_FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
+
+
+DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
+
+
+def _writable_folder(path: Path, option: str = "--out") -> Path:
+    """Create ``path`` if needed and make sure files can be written in it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".memrnn-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise UserError(
+            f"{option} {path}: cannot write there ({error.strerror or error})"
+        ) from None
+    return path
+
+
+def _data_folder(args: argparse.Namespace, out: Path) -> Path:
+    """Where the runs keep the data sets they make once: --data, else $MEMRNN_DATA, else
+    the folder ``data`` inside the output folder."""
+    if args.data is not None:
+        return _writable_folder(args.data, "--data")
+    if os.environ.get(DATA_ENV):
+        return _writable_folder(Path(os.environ[DATA_ENV]), DATA_ENV)
+    return out / "data"
+
+
+def run_demo(_: argparse.Namespace) -> int:
+    """Print the paper's Figure 1a example step by step for the stack and the queue."""
+    values = torch.tensor(_FIGURE_1A["values"], dtype=torch.float64).view(1, 3, 1)
+    push = torch.tensor([_FIGURE_1A["push"]], dtype=torch.float64)
+    pop = torch.tensor([_FIGURE_1A["pop"]], dtype=torch.float64)
+    for memory in (NeuralStack(), NeuralQueue()):
+        print(f"{type(memory).__name__} (Grefenstette et al. 2015, Figure 1a)")
+        print("   t  value   push    pop   read   strengths")
+        state = memory.initial_state(1, 1, dtype=torch.float64)
+        for t in range(3):
+            read, state = memory.step(state, values[:, t], push[:, t], pop[:, t])
+            strengths = ", ".join(f"{s:.2f}" for s in state.strengths[0].tolist())
+            print(
+                f"{t + 1:4d} {values[0, t, 0]:6.2f} {push[0, t]:6.2f} {pop[0, t]:6.2f} "
+                f"{read[0, 0]:6.2f}   ({strengths})"
+            )
+        print()
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """The experiments and their runs; with ``--json`` every run's full config."""
+    if args.names:
+        print("\n".join(experiment_names()))
+        return 0
+    names = args.experiments or experiment_names()
+    experiments = [get_experiment(name) for name in names]  # unknown names fail first
+    profiles = [args.profile] if args.profile else list(PROFILE_NAMES)
+    if args.json:
+        listed = [
+            {"key": spec.key, **spec.to_dict()}
+            for experiment in experiments
+            for profile in profiles
+            for spec in experiment.runs(profile)
+        ]
+        print(json.dumps(listed, indent=2, sort_keys=True))
+        return 0
+    every = bool(args.experiments)  # named experiments: name every run
+    for name, experiment in zip(names, experiments, strict=True):
+        print(f"{name}: {experiment.title}")
+        print(f"  reproduces: {experiment.reproduces}")
+        for profile in profiles:
+            runs = experiment.runs(profile)
+            shown = [spec.name for spec in (runs if every else runs[:6])]
+            more = " ..." if len(shown) < len(runs) else ""
+            print(f"  {profile:5s} {len(runs):3d} runs ({PROFILE_MEANING[profile]}): "
+                  f"{', '.join(shown)}{more}")  # fmt: skip
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from memrnn.io import remove_stale_temporaries
+    from memrnn.runner.config import config_from_mapping, with_overrides
+    from memrnn.runner.lock import folder_lock
+    from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
+    from memrnn.runner.store import ResultsStore
+    from memrnn.runner.train import Progress, check_config, run
+    from memrnn.runner.version import code_version
+
+    experiment = get_experiment(args.experiment)
+    runs = {spec.name: spec for spec in experiment.runs(args.profile)}
+    name = args.run or next(iter(runs))
+    if name not in runs:
+        raise UserError(
+            f"--run {name}: {args.experiment} has no such run in profile "
+            f"{args.profile}; its runs are: {', '.join(runs)}"
+        )
+    base = runs[name]
+    config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
+    check_config(experiment, config)
+    spec = dataclasses.replace(base, config=config.to_dict())
+    out = _writable_folder(args.out)
+    data = _data_folder(args, out)
+    checkpoint = checkpoint_path(out, spec)
+    with (
+        folder_lock(out),
+        ResultsStore(out / STORE_NAME) as store,
+        tqdm(total=config.steps, unit="step", file=sys.stderr, disable=args.quiet) as bar,
+    ):
+        for folder in (out, data):  # what writes killed before their rename left
+            remove_stale_temporaries(folder)
+        if not args.resume:
+            checkpoint.unlink(missing_ok=True)
+        print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")
+        store.start(spec, code_version())
+
+        def show(p: Progress) -> None:
+            bar.n = p.step
+            bar.set_postfix(loss=f"{p.loss:.4f}", seq_per_s=f"{p.sequences_per_second:.0f}")
+
+        try:
+            output = run(
+                experiment,
+                config,
+                data=data,
+                checkpoint=checkpoint,
+                resume=args.resume,
+                on_progress=show,
+            )
+        except Exception as error:
+            store.fail(spec, repr(error))
+            raise
+        except BaseException:  # Ctrl-C or SIGTERM: --resume continues from the checkpoint
+            store.interrupt(spec)
+            raise
+        store.finish(spec, output)
+    for metric, value in sorted(output.metrics.items()):
+        print(f"  {metric:28s} {value:.6g}")
+    print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
+    return 0
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    from memrnn.runner.sweep import LocalBackend, RayBackend
+
+    if args.backend == "ray":
+        return RayBackend(address=args.address, num_cpus=args.workers)
+    return LocalBackend(workers=args.workers)
+
+
+def run_reproduce(args: argparse.Namespace) -> int:
+    from memrnn.runner.reproduce import reproduce
+    from memrnn.runner.sweep import JobResult
+
+    names = args.experiments or experiment_names()
+    experiments = [get_experiment(name) for name in names]
+    out = _writable_folder(args.out)
+    data = _data_folder(args, out)
+    backend = _backend(args)
+    bars: list[tqdm[None]] = []  # made once the runs are checked: an error shows no bar
+
+    def start(total: int) -> None:
+        desc = f"reproduce {args.profile}"
+        bars.append(tqdm(total=total, unit="run", file=sys.stderr, disable=args.quiet, desc=desc))
+
+    def show(result: JobResult, done: int, total: int) -> None:
+        bars[0].update(done - bars[0].n)
+        bars[0].set_postfix_str(
+            f"{result.spec.experiment}/{result.spec.name}"
+            + (" FAILED" if result.output is None else "")
+        )
+
+    try:
+        summary = reproduce(
+            experiments,
+            args.profile,
+            out,
+            backend,
+            threads=args.threads,
+            data=data,
+            on_start=start,
+            on_result=show,
+        )
+    finally:
+        for bar in bars:
+            bar.close()
+    ran = len(summary.finished) + len(summary.failed)
+    print(
+        f"{summary.planned} runs planned, {summary.skipped} already finished, {ran} run now, "
+        f"{len(summary.failed)} failed"
+    )
+    for failure in summary.failed:
+        last = (failure.error or "").strip().splitlines()[-1:] or ["unknown error"]
+        print(f"  FAILED {failure.spec.experiment}/{failure.spec.name}: {last[0]}")
+    for path in summary.files:
+        print(f"  wrote {path}")
+    return 1 if summary.failed else 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from memrnn.runner.reproduce import report
+
+    experiments = [get_experiment(name) for name in experiment_names()]
+    for path in report(args.out, experiments):
+        print(f"wrote {path}")
+    return 0

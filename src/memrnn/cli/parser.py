@@ -1,0 +1,141 @@
+"""The ``memrnn`` command line's arguments: commands, options and their help."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import NoReturn
+
+from memrnn import __version__
+from memrnn.cli import commands
+from memrnn.cli.commands import DATA_ENV
+from memrnn.experiments.base import PROFILE_NAMES
+
+_DESCRIPTION = """\
+Memory-augmented recurrent networks and the experiments of the papers they come from.
+
+An experiment reproduces a paper's tables and figures. Each has three profiles: smoke
+(seconds, to test that everything runs), quick (minutes to an hour on a laptop CPU,
+scaled down from the paper) and paper (the paper's settings). `memrnn list` names the
+experiments, `memrnn reproduce` runs what is missing and writes the report, `memrnn
+train` runs one run with a progress bar. Runs keep the data sets they make once in a
+data folder: --data DIR, else $MEMRNN_DATA, else OUT/data.
+
+The library under the command has three contracts, each with a registry: tasks
+(memrnn.tasks: make_task, register_task), models (memrnn.models: build_model,
+register_model) and experiments (memrnn.experiments, found in that package and through
+the entry point group memrnn.experiments of installed packages).
+
+`memrnn COMMAND --help` describes a command's options.
+"""
+DATA_HELP = (
+    f"where the runs keep the data sets they make once and read again (default: ${DATA_ENV} "
+    "if set, else OUT/data)"
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Mistakes in the arguments as one line, like every other error of the command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
+def _count(text: str) -> int:
+    """An argument that counts something: an int >= 1."""
+    value = int(text) if text.strip().lstrip("+-").isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="memrnn",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memrnn {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error, not one line"
+    )
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = subcommands.add_parser(
+        "demo",
+        help="run the neural stack and queue on Figure 1a",
+        description="Print the example of Grefenstette et al. (2015), Figure 1a, step by "
+        "step: the values, push and pop strengths, reads and strengths of the neural stack "
+        "and of the neural queue.",
+    )
+    demo.set_defaults(handler=commands.run_demo)
+
+    listing = subcommands.add_parser(
+        "list",
+        help="the experiments and their runs per profile",
+        description="List the experiments (those of memrnn and those that installed "
+        "packages declare under the entry point group memrnn.experiments), what each "
+        "reproduces, and its runs per profile: all runs of the experiments named, the "
+        "first few of each otherwise.",
+    )
+    listing.add_argument("experiments", nargs="*", help="default: every experiment")
+    listing.add_argument("--profile", choices=PROFILE_NAMES, help="default: every profile")
+    listing.add_argument(
+        "--json", action="store_true", help="every run with its key, tags and full config, as JSON"
+    )
+    listing.add_argument(
+        "--names", action="store_true", help="only the experiments' names, one a line"
+    )
+    listing.set_defaults(handler=commands.run_list)
+
+    train = subcommands.add_parser(
+        "train",
+        help="train one run, with progress",
+        description="Carry out one run of an experiment's profile, with a progress bar, "
+        "and store it in OUT/store.sqlite. --set changes its settings; --resume continues "
+        "an interrupted run from its checkpoint.",
+    )
+    train.add_argument("experiment")
+    train.add_argument("--run", help="which of the profile's runs (default: its first)")
+    train.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
+    train.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a setting; repeat for several (`memrnn list EXPERIMENT --json` shows them)",
+    )
+    train.add_argument("--out", type=Path, default=Path("runs"), help="default: runs")
+    train.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
+    train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.set_defaults(handler=commands.run_train)
+
+    repro = subcommands.add_parser(
+        "reproduce",
+        help="run what is missing and write the report",
+        description="Run every run of the profile that OUT/store.sqlite does not hold "
+        "finished (resuming interrupted ones), then write OUT/report.md, "
+        "OUT/results.json, OUT/runs.json and OUT/figures/.",
+    )
+    repro.add_argument("experiments", nargs="*", help="default: every experiment")
+    repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
+    repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    repro.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
+    repro.add_argument("--backend", choices=("local", "ray"), default="local")
+    repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
+    repro.add_argument(
+        "--workers", type=_count, default=None, help="parallel runs (default: one per CPU core)"
+    )
+    repro.add_argument("--threads", type=_count, default=1, help="torch and BLAS threads per run")
+    repro.add_argument("--quiet", action="store_true", help="no progress bar")
+    repro.set_defaults(handler=commands.run_reproduce)
+
+    rep = subcommands.add_parser(
+        "report",
+        help="rebuild the report from the results store",
+        description="Write the report files again from OUT/store.sqlite alone, running nothing.",
+    )
+    rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    rep.set_defaults(handler=commands.run_report)
+    return parser
