@@ -322,3 +322,23 @@ def test_an_installed_package_adds_an_experiment_through_its_entry_point(tmp_pat
     rows = {r["row"]: r["value"] for r in json.loads((out / "results.json").read_text())}
     assert rows == {"size 1": 1.5, "size 2": 2.5}
     assert "plugintoy" not in memrnn("list", "--names").stdout  # only where it is installed
+
+
+def test_a_damaged_checkpoint_is_a_one_line_warning_and_the_run_starts_over(
+    tmp_path: Path,
+) -> None:
+    whole, damaged = tmp_path / "whole", tmp_path / "damaged"
+    memrnn(*TRAIN, "--out", str(whole))
+    with ResultsStore(whole / STORE_NAME) as store:
+        (key,) = [r["key"] for r in store.runs()]
+    checkpoint = damaged / "checkpoints" / f"{key}.pt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b"")  # a disk that lost the file's contents
+    done = memrnn(*TRAIN, "--out", str(damaged), "--resume")
+    warning = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert warning == [
+        f"memrnn: warning: {checkpoint}: damaged checkpoint (EOFError); moved to "
+        f"{checkpoint}.damaged, the run starts over"
+    ], done.stderr
+    assert (damaged / "checkpoints" / f"{key}.pt.damaged").read_bytes() == b""
+    assert _only_run(damaged) == _only_run(whole)
