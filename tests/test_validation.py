@@ -11,6 +11,7 @@ import pytest
 from memrnn.validation import (
     check_choice,
     check_distribution,
+    check_flag,
     check_float,
     check_generator,
     check_int,
@@ -91,3 +92,10 @@ def test_a_random_state_is_a_seed_a_generator_or_none() -> None:
     before = np.random.get_state()[1].copy()  # type: ignore[index]  # noqa: NPY002
     check_random_state("random_state", None).random()  # leaves the global state alone
     assert np.array_equal(np.random.get_state()[1], before)  # type: ignore[index]  # noqa: NPY002
+
+
+@pytest.mark.parametrize("value", [0, 1, "yes", None, 1.0])
+def test_a_switch_must_be_a_bool(value: object) -> None:
+    with pytest.raises(ValueError, match=f"reencode: expected True or False, got {value!r}"):
+        check_flag("reencode", value)
+    assert check_flag("reencode", True) is True and check_flag("reencode", False) is False

@@ -83,6 +83,14 @@ def check_float(
     return float(value)  # type: ignore[arg-type]
 
 
+def check_flag(name: str, value: object) -> bool:
+    """``value``; ValueError naming ``name`` unless it is a bool (a 0, 1 or string given
+    for a switch is a mistake, not a request)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected True or False, got {value!r}")
+    return value
+
+
 def check_sizes(**sizes: object) -> None:
     """ValueError naming the first of ``sizes`` (name=value) that is not an int >= 1."""
     for name, size in sizes.items():

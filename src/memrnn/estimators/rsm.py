@@ -35,9 +35,8 @@ from memrnn.estimators.base import as_sequences, teaching_data
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import SharedKernel, fit_classifiers
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.structures.checks import check_flag
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
-from memrnn.validation import RandomState, check_choice, check_float, check_int
+from memrnn.validation import RandomState, check_choice, check_flag, check_float, check_int
 
 
 class _Stack(Protocol):

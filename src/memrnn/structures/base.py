@@ -7,7 +7,6 @@ from torch import Tensor
 
 from memrnn.structures import strengths as S
 from memrnn.structures.checks import (
-    check_flag,
     check_float_dtype,
     check_tensor,
     check_unit_interval,
@@ -15,6 +14,7 @@ from memrnn.structures.checks import (
 from memrnn.structures.layout import Kind, Layout
 from memrnn.structures.lean import lean_reads
 from memrnn.structures.state import MemoryState, empty_state
+from memrnn.validation import check_flag
 
 
 class Memory:

@@ -53,11 +53,3 @@ def check_unit_interval(name: str, x: Tensor) -> None:
 def check_float_dtype(dtype: torch.dtype) -> None:
     if not dtype.is_floating_point:
         raise ValueError(f"dtype: a memory needs a floating-point dtype, got {dtype}")
-
-
-def check_flag(name: str, value: object) -> bool:
-    """``value``; ValueError naming ``name`` unless it is a bool (a 0, 1 or string given
-    for a switch is a mistake, not a request)."""
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}: expected True or False, got {value!r}")
-    return value

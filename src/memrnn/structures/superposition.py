@@ -19,12 +19,11 @@ import torch
 from torch import Tensor
 
 from memrnn.structures.checks import (
-    check_flag,
     check_float_dtype,
     check_tensor,
     check_unit_interval,
 )
-from memrnn.validation import check_int
+from memrnn.validation import check_flag, check_int
 
 
 class SuperpositionStack:

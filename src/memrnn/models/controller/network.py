@@ -31,8 +31,8 @@ from memrnn.models.controller.gates import MemoryGates
 from memrnn.models.controller.sequence import run_fused, run_stepwise
 from memrnn.models.trace import Trace
 from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
-from memrnn.structures.checks import check_flag, check_tensor
-from memrnn.validation import check_choice, check_float, check_sizes
+from memrnn.structures.checks import check_tensor
+from memrnn.validation import check_choice, check_flag, check_float, check_sizes
 
 MemoryKind = Literal["stack", "queue", "deque"]
 CellKind = Literal["rnn", "lstm"]
