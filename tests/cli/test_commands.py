@@ -182,7 +182,7 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
         (
             ["train", "nosuch"],
             "unknown experiment 'nosuch'; the experiments are: "
-            "ba2016, grefenstette2015, hewitt2020, paassen2021, trask2016",
+            "ba2016, grefenstette2015, hewitt2020, matrix, paassen2021, trask2016",
         ),
         (["reproduce", "nosuch"], "unknown experiment 'nosuch'"),
         (["train", "trask2016", "--set", "colour=red"], "--set colour: unknown setting"),

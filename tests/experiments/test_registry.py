@@ -16,7 +16,7 @@ from memrnn.experiments.registry import (
 )
 from memrnn.experiments.trask2016 import Trask2016
 
-BUILTIN = ["ba2016", "grefenstette2015", "hewitt2020", "paassen2021", "trask2016"]
+BUILTIN = ["ba2016", "grefenstette2015", "hewitt2020", "matrix", "paassen2021", "trask2016"]
 
 
 def test_every_experiment_module_is_found_and_nothing_else() -> None:

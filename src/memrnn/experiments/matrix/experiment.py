@@ -1,0 +1,82 @@
+"""``Matrix``, the experiment the registry finds: every model on every task it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from memrnn.experiments.base import (
+    FittedExperiment,
+    Profile,
+    RunContext,
+    RunOutput,
+    RunRecord,
+    RunSpec,
+)
+from memrnn.experiments.grid import grid_runs
+from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.figures import heatmap, length_curves
+from memrnn.experiments.matrix.findings import report_findings
+from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
+from memrnn.experiments.matrix.run import fit_cell
+from memrnn.experiments.matrix.tables import score_tables
+from memrnn.experiments.tables import Table
+
+
+class Matrix(FittedExperiment[MatrixConfig]):
+    """Every registered model on every registered task it can read, trained on lengths up
+    to N and scored on the longer ones, side by side (the Stack-, Queue- and DeQue-LSTM of
+    Grefenstette et al. 2015, the Fast Weights RNN of Ba et al. 2016, the superposition
+    Stack-RNN of Joulin and Mikolov 2015, the recurrent baselines and a Transformer, on
+    the tasks of Delétang et al. 2023 and of the papers memrnn reproduces).
+
+    A run trains by memrnn's training loop, checkpointed like every run (it is a fitted
+    experiment only so that reservoir models, fitted in closed form, can join it).
+    """
+
+    name = "matrix"
+    title = "The generalisation matrix: every model on every task, tested on longer inputs"
+    reproduces = (
+        "the protocol of Delétang et al. (2023), Neural Networks and the Chomsky Hierarchy, "
+        "section 4 (range evaluation beyond the training lengths), across memrnn's models"
+    )
+    config_type = MatrixConfig
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        return grid_runs(
+            self,
+            profile,
+            grid(profile),
+            name="{model}/{task}/lr{lr}/seed{seed}",
+            labels=lambda c: (c.model, c.task),
+            settings=task_settings(profile),
+        )
+
+    def fit_run(self, config: MatrixConfig, context: RunContext) -> RunOutput:
+        return fit_cell(config, context)
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        return score_tables(records)
+
+    def findings(self, records: Sequence[RunRecord]) -> list[str]:
+        return report_findings(records)
+
+    def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
+        made = {"heatmap": heatmap(records), "accuracy-by-length": length_curves(records)}
+        return {name: figure for name, figure in made.items() if figure is not None}
+
+    def scale(self, profile: Profile) -> str:
+        s = SCALES[profile]
+        settings = s.settings
+        return (
+            f"{len(s.models)} models x {len(s.tasks)} tasks (those a model can read), "
+            f"learning rates {list(s.lrs)}, seeds {list(s.seeds)}: Adam, "
+            f"{settings['steps']:,} steps of batch {settings['batch_size']}, hidden size "
+            f"{settings['hidden_size']}; training lengths up to N = {settings['train_max']}, "
+            f"every length up to {s.test_max} evaluated ({settings['eval_size']} sequences "
+            f"per pair of lengths). Delétang et al. (2023) train on lengths 1-40 and test "
+            "41-500, 1,000,000 steps of batch 128, rates {1e-4, 3e-4, 5e-4}, 10 seeds, "
+            "hidden size 256 (the paper profile). The rate of each (model, task, seed) is "
+            "chosen on the training lengths, never the test lengths."
+        )

@@ -1,0 +1,94 @@
+"""The matrix as tables: a score per model (row) and task (column).
+
+Each (model, task, seed) keeps the learning rate whose run scored best on fresh sequences
+of the training lengths (token accuracy, then the lower loss), never on the test lengths.
+Over seeds a cell shows the best seed, as Delétang et al. (2023, Table 2) report, and the
+median beside it; the time table gives the training time of every run of the cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memrnn.experiments.base import RunRecord
+from memrnn.experiments.matrix.protocol import LEVELS, MODELS, protocol
+from memrnn.experiments.tables import Cell, Table, group, runs_cell
+
+SCORE = "test_token_accuracy"  # Delétang et al.'s score, over the test lengths
+SOLVED = 0.9  # "solved" at a score of 90% or more (Delétang et al. 2023, section 4)
+
+
+def selected(records: Sequence[RunRecord]) -> list[RunRecord]:
+    """Per (model, task, seed) the run of the learning rate that did best on the training
+    lengths: the higher ``train_token_accuracy``, then the lower ``loss``, then the
+    smaller rate."""
+
+    def rank(r: RunRecord) -> tuple[float, float, float]:
+        return (-r.metrics["train_token_accuracy"], r.metrics.get("loss", 0.0), r.spec.tags["lr"])
+
+    return [min(runs, key=rank) for runs in group(records, "model", "task", "seed").values()]
+
+
+def tasks_in_order(records: Sequence[RunRecord]) -> list[str]:
+    """The tasks of ``records``, by level (``LEVELS``), then in the order they appear."""
+    seen = list(dict.fromkeys(r.spec.tags["task"] for r in records))
+    return sorted(seen, key=lambda task: LEVELS.index(protocol(task).level))
+
+
+def models_in_order(records: Sequence[RunRecord]) -> list[str]:
+    """The models of ``records``, in ``MODELS`` order, any other after them."""
+    seen = list(dict.fromkeys(r.spec.tags["model"] for r in records))
+    return sorted(seen, key=lambda m: MODELS.index(m) if m in MODELS else len(MODELS))
+
+
+def cells(records: Sequence[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
+    """The selected runs of each (model, task), one per seed."""
+    return group(selected(records), "model", "task")
+
+
+def best(runs: Sequence[RunRecord]) -> float:
+    """The best seed's score."""
+    return max(r.metrics[SCORE] for r in runs)
+
+
+def middle(runs: Sequence[RunRecord]) -> float:
+    """The median score over seeds."""
+    return float(np.median([r.metrics[SCORE] for r in runs]))
+
+
+def score_tables(records: Sequence[RunRecord]) -> list[Table]:
+    """The best-seed and median scores and the training seconds of every cell."""
+    by_cell = cells(records)
+    every_run = group(records, "model", "task")
+    tasks, models = tasks_in_order(records), models_in_order(records)
+
+    def table(name: str, caption: str, value: str) -> Table:
+        rows: dict[str, dict[str, Cell]] = {}
+        for model in models:
+            row = {}
+            for task in tasks:
+                runs = by_cell.get((model, task))
+                if not runs:
+                    continue
+                if value == "seconds":
+                    every = every_run[(model, task)]
+                    row[task] = runs_cell(every, sum(r.wall_seconds for r in every))
+                else:
+                    score = best(runs) if value == "best" else middle(runs)
+                    row[task] = runs_cell(runs, score, bold=score >= SOLVED)
+            rows[model] = row
+        return Table(name, caption, tasks, rows)
+
+    levels = ", ".join(f"{t} ({protocol(t).level})" for t in tasks)
+    return [
+        table(
+            "matrix",
+            "Score over the test lengths (token accuracy, Delétang et al. 2023), best seed; "
+            f"bold: solved (>= {SOLVED:.0%}). Tasks: {levels}",
+            "best",
+        ),
+        table("matrix_median", "The same score, median over seeds", "median"),
+        table("seconds", "Training seconds of every run of the cell (all rates, seeds)", "seconds"),
+    ]

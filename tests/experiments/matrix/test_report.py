@@ -1,0 +1,53 @@
+"""The matrix's tables and findings from made-up records: selection reads only the
+training lengths, the cells show the best seed and the median, the predictions are
+judged from the numbers."""
+
+from __future__ import annotations
+
+from memrnn.experiments.base import RunRecord, RunSpec
+from memrnn.experiments.matrix.findings import report_findings
+from memrnn.experiments.matrix.tables import score_tables, selected
+
+
+def record(model: str, task: str, lr: float, seed: int, train: float, test: float) -> RunRecord:
+    tags = {"model": model, "task": task, "lr": lr, "seed": seed}
+    spec = RunSpec("matrix", f"{model}/{task}/lr{lr}/seed{seed}", "quick",
+                   {"seed": seed, "lr": lr, "train_max": 10}, model, task, tags=tags)  # fmt: skip
+    metrics = {"train_token_accuracy": train, "loss": 1 - train, "test_token_accuracy": test}
+    return RunRecord(spec, metrics, {}, "v", 2.0, [])
+
+
+def test_selection_reads_the_training_lengths_never_the_test_lengths() -> None:
+    runs = [
+        record("lstm", "reversal", 1e-3, 0, train=0.9, test=0.1),
+        record("lstm", "reversal", 3e-3, 0, train=0.8, test=1.0),  # best on test: not taken
+    ]
+    (kept,) = selected(runs)
+    assert kept.spec.tags["lr"] == 1e-3
+
+
+def test_cells_show_the_best_seed_the_median_and_the_time() -> None:
+    runs = [record("lstm", "reversal", 1e-3, seed, 0.9, test) for seed, test in
+            enumerate((0.2, 0.6, 0.95))]  # fmt: skip
+    matrix, median, seconds = score_tables(runs)
+    assert matrix.rows["lstm"]["reversal"].value == 0.95
+    assert matrix.rows["lstm"]["reversal"].bold  # solved, at 90% or more
+    assert median.rows["lstm"]["reversal"].value == 0.6
+    assert seconds.rows["lstm"]["reversal"].value == 6.0
+    assert matrix.columns == ["reversal"] and matrix.name == "matrix"
+
+
+def test_the_predictions_are_judged_from_the_scores() -> None:
+    runs = [
+        record("lstm", "reversal", 1e-3, 0, 1.0, 0.3),
+        record("stack_lstm", "reversal", 1e-3, 0, 1.0, 0.97),
+        record("stack_lstm", "rsm_dyck2", 1e-3, 0, 1.0, 0.5),
+        record("queue_lstm", "copy", 1e-3, 0, 1.0, 0.99),
+    ]
+    found = report_findings(runs)
+    assert any(f.startswith("Predicted: plain RNNs") and "Holds here: lstm on reversal 0.30" in f
+               for f in found)  # fmt: skip
+    assert any("a stack solves" in f and "Does not hold for 1 of 2" in f for f in found)
+    assert any("a queue solves copy" in f and "Holds here" in f for f in found)
+    assert not any("a deque" in f for f in found)  # no deque ran: nothing to judge
+    assert any(f.startswith("Context-free tasks (reversal, rsm_dyck2): no model") for f in found)

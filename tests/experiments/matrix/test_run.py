@@ -1,0 +1,80 @@
+"""One cell: its scores against a literal count, range evaluation, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from memrnn.experiments.base import RunContext
+from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.run import fit_cell, length_bins, score_sequences, scores_beyond
+from memrnn.tasks import make_task
+
+CELL = MatrixConfig(
+    model="lstm", task="reversal", vocab_size=4, steps=4, batch_size=4, eval_every=2,
+    checkpoint_every=0, train_max=4, test_max=9, eval_size=3, hidden_size=8,
+)  # fmt: skip
+
+
+def test_scores_count_right_tokens_per_sequence() -> None:
+    task = make_task("reversal", vocab_size=4)
+    batch = task.sample_batch(np.random.default_rng(0), 5, 3, 6)
+    targets = batch.targets.clamp(min=0)
+    outputs = torch.nn.functional.one_hot(targets, task.output_size).double() * 10
+    outputs[0, batch.mask[0].nonzero()[0, 0]] = torch.roll(
+        outputs[0, batch.mask[0].nonzero()[0, 0]], 1
+    )
+    scores = score_sequences(task, outputs, batch)
+    for b in range(5):  # literally: the fraction of scored steps whose arg-max is the target
+        steps = batch.mask[b].nonzero().flatten().tolist()
+        right = [int(outputs[b, t].argmax()) == int(batch.targets[b, t]) for t in steps]
+        assert scores.tokens[b] == pytest.approx(sum(right) / len(right))
+        assert scores.sequences[b] == float(all(right))
+    assert scores.sequences[0] == 0.0 and scores.tokens[0] < 1.0
+
+
+def test_length_bins_cover_every_length_in_pairs() -> None:
+    assert length_bins(1, 6) == [(1, 2), (3, 4), (5, 6)]
+    assert length_bins(2, 7) == [(2, 3), (4, 5), (6, 7)]
+    assert length_bins(3, 3) == [(3, 3)]
+
+
+def test_the_test_score_averages_only_the_lengths_beyond_n() -> None:
+    curves = {"lengths": [1, 3, 5, 7], "accuracy": [1.0, 1.0, 0.5, 0.0],
+              "token_accuracy": [1.0, 0.9, 0.6, 0.2]}  # fmt: skip
+    assert scores_beyond(curves, 4) == {"test_accuracy": 0.25, "test_token_accuracy": 0.4}
+    with pytest.raises(ValueError, match="train_max: no test length above 7"):
+        scores_beyond(curves, 7)
+
+
+def test_a_cell_trains_scores_every_length_and_repeats_itself() -> None:
+    first = fit_cell(CELL, RunContext(torch.device("cpu")))
+    again = fit_cell(CELL, RunContext(torch.device("cpu")))
+    assert first.metrics == again.metrics and first.artifacts == again.artifacts
+    shortest = first.artifacts["lengths"][0]
+    assert first.artifacts["lengths"] == list(range(shortest, 10, 2))
+    assert first.steps_done == 4
+    assert {"train_token_accuracy", "test_token_accuracy", "test_accuracy", "loss"} <= set(
+        first.metrics
+    )
+    other = fit_cell(dataclasses.replace(CELL, seed=1), RunContext(torch.device("cpu")))
+    assert other.metrics != first.metrics
+
+
+def test_a_resumed_cell_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    whole = fit_cell(CELL, RunContext(torch.device("cpu")))
+    checkpoint = tmp_path / "cell.pt"
+    half = dataclasses.replace(CELL, checkpoint_every=2)
+    fit_cell(dataclasses.replace(half, steps=2), RunContext(torch.device("cpu"), None, checkpoint))
+    resumed = fit_cell(half, RunContext(torch.device("cpu"), None, checkpoint, resume=True))
+    assert resumed.metrics == whole.metrics and resumed.artifacts == whole.artifacts
+
+
+def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
+    config = dataclasses.replace(CELL, model="stack_rnn", test_max=15)
+    output = fit_cell(config, RunContext(torch.device("cpu")))
+    assert np.isfinite(output.metrics["test_token_accuracy"])
