@@ -102,6 +102,6 @@ def test_bad_arguments() -> None:
     with pytest.raises(TypeError, match=r"task: expected a memrnn\.tasks\.Task, got str"):
         build_model_for("gru", "rsm_latch")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"name: expected one of alstm, deep_lstm, "):
-        build_model_for("transformer", make_task("rsm_latch"))
+        build_model_for("no_such_model", make_task("rsm_latch"))
     with pytest.raises(ValueError, match="hidden_size: expected an int >= 1, got 0"):
         build_model_for("gru", make_task("rsm_latch"), hidden_size=0)

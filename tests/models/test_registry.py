@@ -35,6 +35,7 @@ NAMES = [
     "queue_lstm",
     "stack_lstm",
     "stack_rnn",
+    "transformer",
 ]
 
 
@@ -78,7 +79,7 @@ def test_defaults_are_small_and_options_override_them() -> None:
     with pytest.raises(ValueError, match="memory: 'stack_lstm' stands for memory='stack'"):
         build_model("stack_lstm", 7, 4, memory="queue")
     with pytest.raises(ValueError, match="name: expected one of alstm, "):
-        build_model("transformer", 7, 4)
+        build_model("no_such_model", 7, 4)
     with pytest.raises(ValueError, match="output_size: expected an int >= 1, got 0"):
         build_model("gru", 7, 0)
 

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memrnn.models import LSTMLanguageModel, build_model, model_names, registered_model
+from tests.models.tiny import tiny_options
 
 CASES = settings(max_examples=40, deadline=None)
 SIZES = ("hidden_size", "embedding", "memory_width", "stack_width", "stack_depth", "readout")
@@ -107,7 +108,7 @@ def test_a_bad_size_is_refused_by_name(name: str, which: str, bad: Any) -> None:
     with pytest.raises(
         ValueError, match=rf"^\w+: expected an int >= 1, got {re.escape(repr(bad))}"
     ):
-        build_model(name, sizes["in"], sizes["out"], hidden_size=2)
+        build_model(name, sizes["in"], sizes["out"], **tiny_options(name))
 
 
 @CASES

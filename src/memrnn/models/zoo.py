@@ -12,7 +12,9 @@ as their defaults:
 - ``irnn``: ``IRNN`` (Le et al. 2015);
 - ``alstm``: ``AttentionLSTM``, the A-LSTM of Ba et al. (2016), Table 1;
 - ``gru``: ``GRUNetwork``, the GRU baseline of Paassen, Schulz, Hammer (2021);
-- ``deep_stack_machine``: ``DeepStackMachineNetwork``, their deep stack machine.
+- ``deep_stack_machine``: ``DeepStackMachineNetwork``, their deep stack machine;
+- ``transformer``: ``CausalTransformer``, the causal Transformer encoder of Deletang et
+  al. (2023) with their choice of positional encoding (sin/cos by default).
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from memrnn.models.registry import register_model
 from memrnn.models.stack_machine import DeepStackMachineNetwork
 from memrnn.models.stack_rnn import SuperpositionStackRNN
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
+from memrnn.models.transformer import CausalTransformer
 
 HIDDEN = {"hidden_size": 32}
 TRANSDUCER = {"hidden_size": 32, "embedding": 16}
+TRANSFORMER = {"d_model": 32, "layers": 2, "heads": 4, "feedforward": 64, "dropout": 0.0}
 
 register_model("lstm", OneHotLSTM, defaults=HIDDEN)
 register_model("deep_lstm", DeepLSTM, defaults={**TRANSDUCER, "layers": 2})
@@ -47,3 +51,4 @@ register_model("irnn", IRNN, defaults=HIDDEN)
 register_model("alstm", AttentionLSTM, defaults=HIDDEN)
 register_model("gru", GRUNetwork, defaults=HIDDEN)
 register_model("deep_stack_machine", DeepStackMachineNetwork, defaults=HIDDEN)
+register_model("transformer", CausalTransformer, defaults=TRANSFORMER)
