@@ -31,10 +31,12 @@ from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
 from memrnn.models.stack_rnn import SuperpositionStackRNN
 from memrnn.models.trace import Trace
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
+from memrnn.models.transformer import CausalTransformer
 
 __all__ = [
     "IRNN",
     "AttentionLSTM",
+    "CausalTransformer",
     "DeepLSTM",
     "DeepStackMachineNetwork",
     "FastWeightsRNN",
