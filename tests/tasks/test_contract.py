@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from memrnn.tasks import IGNORE_INDEX, StackTask, Task, TaskBatch, make_task, task_names
+from memrnn.tasks import (
+    IGNORE_INDEX,
+    ChomskyTask,
+    StackTask,
+    Task,
+    TaskBatch,
+    make_task,
+    task_names,
+)
 from memrnn.tasks.transduction import TASKS as TRANSDUCTION_TASKS
 
 BATCH = 12
@@ -18,6 +26,11 @@ _OWN_METRICS = {
     "dyck_lm": ("bracket_closing",),
     **{name: ("coarse", "fine") for name in TRANSDUCTION_TASKS},
     **{name: ("mae",) for name in task_names() if name.startswith("rsm_")},
+    **{
+        name: ("token_accuracy",)
+        for name in task_names()
+        if isinstance(make_task(name), ChomskyTask)
+    },
 }
 
 
@@ -46,7 +59,11 @@ def test_the_registered_names() -> None:
         "bigram_flip",
         "conjugation",
         "copy",
+        "cycle_navigation",
         "dyck_lm",
+        "even_pairs",
+        "modular_arithmetic",
+        "parity_check",
         "reversal",
         "rsm_anbn",
         "rsm_copy",

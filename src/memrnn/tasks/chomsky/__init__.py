@@ -1,0 +1,24 @@
+"""The tasks of Delétang et al. (2023), *Neural Networks and the Chomsky
+Hierarchy* (section 4 and Appendix A), on the Task contract in the layout of
+:mod:`memrnn.tasks.chomsky.layout`, by the paper's groups:
+
+- regular: ``even_pairs``, ``modular_arithmetic``, ``parity_check``, ``cycle_navigation``.
+
+Each class names its group in ``chomsky_level``. Importing this package registers them.
+"""
+
+from memrnn.tasks.chomsky.cycle_navigation import CycleNavigationTask
+from memrnn.tasks.chomsky.even_pairs import EvenPairsTask
+from memrnn.tasks.chomsky.layout import ChomskyLevel, ChomskyTask, Strings
+from memrnn.tasks.chomsky.modular_arithmetic import ModularArithmeticTask
+from memrnn.tasks.chomsky.parity_check import ParityCheckTask
+
+__all__ = [
+    "ChomskyLevel",
+    "ChomskyTask",
+    "CycleNavigationTask",
+    "EvenPairsTask",
+    "ModularArithmeticTask",
+    "ParityCheckTask",
+    "Strings",
+]
