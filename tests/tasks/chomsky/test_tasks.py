@@ -21,6 +21,10 @@ TASKS: dict[str, tuple[str, Callable[[int], int]]] = {
     "modular_arithmetic": ("regular", lambda n: 1),
     "parity_check": ("regular", lambda n: 1),
     "cycle_navigation": ("regular", lambda n: 1),
+    "stack_manipulation": ("context-free", lambda n: n + 1),
+    "reverse_string": ("context-free", lambda n: n),
+    "modular_arithmetic_brackets": ("context-free", lambda n: 1),
+    "solve_equation": ("context-free", lambda n: 1),
 }
 # Answers scored up to their termination token, as the authors' accuracy_mask does.
 TERMINATED = {"stack_manipulation", "binary_addition", "binary_multiplication"}

@@ -2,7 +2,9 @@
 Hierarchy* (section 4 and Appendix A), on the Task contract in the layout of
 :mod:`memrnn.tasks.chomsky.layout`, by the paper's groups:
 
-- regular: ``even_pairs``, ``modular_arithmetic``, ``parity_check``, ``cycle_navigation``.
+- regular: ``even_pairs``, ``modular_arithmetic``, ``parity_check``, ``cycle_navigation``;
+- deterministic context-free: ``stack_manipulation``, ``reverse_string``,
+  ``modular_arithmetic_brackets``, ``solve_equation``.
 
 Each class names its group in ``chomsky_level``. Importing this package registers them.
 """
@@ -11,14 +13,22 @@ from memrnn.tasks.chomsky.cycle_navigation import CycleNavigationTask
 from memrnn.tasks.chomsky.even_pairs import EvenPairsTask
 from memrnn.tasks.chomsky.layout import ChomskyLevel, ChomskyTask, Strings
 from memrnn.tasks.chomsky.modular_arithmetic import ModularArithmeticTask
+from memrnn.tasks.chomsky.modular_arithmetic_brackets import ModularArithmeticBracketsTask
 from memrnn.tasks.chomsky.parity_check import ParityCheckTask
+from memrnn.tasks.chomsky.reverse_string import ReverseStringTask
+from memrnn.tasks.chomsky.solve_equation import SolveEquationTask
+from memrnn.tasks.chomsky.stack_manipulation import StackManipulationTask
 
 __all__ = [
     "ChomskyLevel",
     "ChomskyTask",
     "CycleNavigationTask",
     "EvenPairsTask",
+    "ModularArithmeticBracketsTask",
     "ModularArithmeticTask",
     "ParityCheckTask",
+    "ReverseStringTask",
+    "SolveEquationTask",
+    "StackManipulationTask",
     "Strings",
 ]
