@@ -5,6 +5,7 @@ determinism; scores of right and wrong answers; and an LSTM that trains on it.""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -25,6 +26,13 @@ TASKS: dict[str, tuple[str, Callable[[int], int]]] = {
     "reverse_string": ("context-free", lambda n: n),
     "modular_arithmetic_brackets": ("context-free", lambda n: 1),
     "solve_equation": ("context-free", lambda n: 1),
+    "duplicate_string": ("context-sensitive", lambda n: 2 * n),
+    "missing_duplicate": ("context-sensitive", lambda n: 1),
+    "odds_first": ("context-sensitive", lambda n: n),
+    "binary_addition": ("context-sensitive", lambda n: n + 1),
+    "binary_multiplication": ("context-sensitive", lambda n: n),
+    "compute_sqrt": ("context-sensitive", lambda n: math.ceil(n / 2)),
+    "bucket_sort": ("context-sensitive", lambda n: n),
 }
 # Answers scored up to their termination token, as the authors' accuracy_mask does.
 TERMINATED = {"stack_manipulation", "binary_addition", "binary_multiplication"}
