@@ -1,6 +1,6 @@
 """Odds First: the symbols at positions 1, 3, 5, ... (counted from 1), then those at
-2, 4, 6, ...: the paper's definition and the authors' examples (their code emits the
-two halves the other way round)."""
+2, 4, 6, ...: the authors' stated definition and examples (their code emits the two
+halves the other way round)."""
 
 from __future__ import annotations
 

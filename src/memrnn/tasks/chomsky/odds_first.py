@@ -1,12 +1,13 @@
 """Odds First (Delétang et al. 2023, Appendix A; context-sensitive): the symbols at odd
 positions, then those at even positions.
 
-The paper's definition: the string s_1 s_2 ... s_L of symbols drawn uniformly from a
-vocabulary of 2 (the paper's) gives s_1 s_3 s_5 ... s_2 s_4 s_6 ... (positions counted
-from 1), as the examples of the authors' ``tasks/cs/odds_first.py`` have it
+As the docstring of the authors' ``tasks/cs/odds_first.py`` defines it: the string
+s_1 s_2 ... s_L of symbols drawn uniformly from a vocabulary of 2 (the paper's) gives
+s_1 s_3 s_5 ... s_2 s_4 s_6 ... (positions counted from 1), and so do its examples
 (00110101 -> 0100 0111, 110 -> 10 1). Deviation: that file's code emits the other half
-first (s_2 s_4 ... s_1 s_3 ...); its docstring and examples are followed here, not its
-code. L answer steps after the string, all scored (:mod:`memrnn.tasks.chomsky.layout`).
+first (s_2 s_4 ... s_1 s_3 ...); its stated definition and examples are followed here,
+not its code. L answer steps after the string, all scored
+(:mod:`memrnn.tasks.chomsky.layout`).
 
 Ids, with V the vocabulary size: input symbols 0 .. V-1 and the blank V; output classes
 the symbols 0 .. V-1.
