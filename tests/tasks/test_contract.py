@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from memrnn.tasks import IGNORE_INDEX, StackTask, Task, TaskBatch, make_task, task_names
+from memrnn.tasks import (
+    IGNORE_INDEX,
+    ChomskyTask,
+    StackTask,
+    Task,
+    TaskBatch,
+    make_task,
+    task_names,
+)
 from memrnn.tasks.transduction import TASKS as TRANSDUCTION_TASKS
 
 BATCH = 12
@@ -18,6 +26,11 @@ _OWN_METRICS = {
     "dyck_lm": ("bracket_closing",),
     **{name: ("coarse", "fine") for name in TRANSDUCTION_TASKS},
     **{name: ("mae",) for name in task_names() if name.startswith("rsm_")},
+    **{
+        name: ("token_accuracy",)
+        for name in task_names()
+        if isinstance(make_task(name), ChomskyTask)
+    },
 }
 
 
@@ -44,10 +57,23 @@ def test_the_registered_names() -> None:
     assert task_names() == (
         "associative_retrieval",
         "bigram_flip",
+        "binary_addition",
+        "binary_multiplication",
+        "bucket_sort",
+        "compute_sqrt",
         "conjugation",
         "copy",
+        "cycle_navigation",
+        "duplicate_string",
         "dyck_lm",
+        "even_pairs",
+        "missing_duplicate",
+        "modular_arithmetic",
+        "modular_arithmetic_brackets",
+        "odds_first",
+        "parity_check",
         "reversal",
+        "reverse_string",
         "rsm_anbn",
         "rsm_copy",
         "rsm_dyck1",
@@ -57,6 +83,8 @@ def test_the_registered_names() -> None:
         "rsm_latch",
         "rsm_palindrome",
         "rsm_repeat_copy",
+        "solve_equation",
+        "stack_manipulation",
         "svo_sov",
         "trask_reversal",
     )

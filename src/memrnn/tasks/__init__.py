@@ -4,11 +4,13 @@ and by name (:mod:`memrnn.tasks.registry`).
 Importing this package registers every task of memrnn: the five transduction tasks of
 Grefenstette et al. (2015), the tutorial's reversal (Trask 2016), Dyck-(k,m) next-token
 prediction (Hewitt et al. 2020), associative retrieval (Ba et al. 2016) and the nine
-benchmarks of the reservoir stack machine (Paassen, Schulz, Hammer 2021).
+benchmarks of the reservoir stack machine (Paassen, Schulz, Hammer 2021) and the fifteen
+tasks of Delétang et al. (2023) across the Chomsky hierarchy (:mod:`memrnn.tasks.chomsky`).
 """
 
 from memrnn.tasks.base import IGNORE_INDEX, StackTask, Task, TaskBatch
 from memrnn.tasks.bit_copy_task import BitCopyTask, BitRepeatCopyTask
+from memrnn.tasks.chomsky import ChomskyTask
 from memrnn.tasks.dyck_lm_task import DyckLMTask
 from memrnn.tasks.lr1_task import LR1LanguageTask
 from memrnn.tasks.registry import make_task, register_task, task_names
@@ -21,6 +23,7 @@ __all__ = [
     "IGNORE_INDEX",
     "BitCopyTask",
     "BitRepeatCopyTask",
+    "ChomskyTask",
     "DyckLMTask",
     "LR1LanguageTask",
     "RetrievalTask",

@@ -1,0 +1,52 @@
+"""Reverse String (Delétang et al. 2023, Appendix A; deterministic context-free): the
+input string reversed.
+
+As the authors' ``tasks/dcf/reverse_string.py``: the string is L symbols drawn
+uniformly from a vocabulary of 2 (the paper's) and the answer s_L ... s_1 (011010 ->
+010110). L answer steps after the string, all scored (:mod:`memrnn.tasks.chomsky.layout`).
+
+Ids, with V the vocabulary size: input symbols 0 .. V-1 and the blank V; output classes
+the symbols 0 .. V-1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.registry import register_task
+from memrnn.validation import check_int
+
+
+@register_task("reverse_string")
+class ReverseStringTask(ChomskyTask):
+    """A string of ``vocab_size`` symbols, reversed.
+
+    Args:
+        vocab_size: V; the paper's 2.
+
+    Raises:
+        ValueError: ``vocab_size`` is not an int >= 2.
+    """
+
+    chomsky_level = "context-free"
+
+    def __init__(self, vocab_size: int = 2) -> None:
+        self.vocab_size = check_int("vocab_size", vocab_size, 2)
+
+    def __repr__(self) -> str:
+        return f"ReverseStringTask(vocab_size={self.vocab_size})"
+
+    @property
+    def alphabet_size(self) -> int:
+        """V: the symbols."""
+        return self.vocab_size
+
+    @property
+    def output_size(self) -> int:
+        """V: the symbols."""
+        return self.vocab_size
+
+    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
+        strings = rng.integers(0, self.vocab_size, size=(batch_size, length), dtype=np.int64)
+        return Strings.all_scored(strings, strings[:, ::-1].copy())
