@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import SymbolStringTask
 from memrnn.tasks.registry import register_task
-from memrnn.validation import check_int
 
 
 @register_task("bucket_sort")
-class BucketSortTask(ChomskyTask):
+class BucketSortTask(SymbolStringTask):
     """A string of ``vocab_size`` symbols, sorted.
 
     Args:
@@ -31,23 +30,8 @@ class BucketSortTask(ChomskyTask):
     """
 
     chomsky_level = "context-sensitive"
+    paper_vocab = 5
 
-    def __init__(self, vocab_size: int = 5) -> None:
-        self.vocab_size = check_int("vocab_size", vocab_size, 2)
-
-    def __repr__(self) -> str:
-        return f"BucketSortTask(vocab_size={self.vocab_size})"
-
-    @property
-    def alphabet_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    @property
-    def output_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
-        strings = rng.integers(0, self.vocab_size, size=(batch_size, length), dtype=np.int64)
-        return Strings.all_scored(strings, np.sort(strings, axis=1))
+    @staticmethod
+    def answer(strings: np.ndarray) -> np.ndarray:
+        return np.sort(strings, axis=1)

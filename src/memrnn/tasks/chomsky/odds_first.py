@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import SymbolStringTask
 from memrnn.tasks.registry import register_task
-from memrnn.validation import check_int
 
 
 @register_task("odds_first")
-class OddsFirstTask(ChomskyTask):
+class OddsFirstTask(SymbolStringTask):
     """A string of ``vocab_size`` symbols, its odd positions (from 1) first.
 
     Args:
@@ -35,23 +34,7 @@ class OddsFirstTask(ChomskyTask):
 
     chomsky_level = "context-sensitive"
 
-    def __init__(self, vocab_size: int = 2) -> None:
-        self.vocab_size = check_int("vocab_size", vocab_size, 2)
-
-    def __repr__(self) -> str:
-        return f"OddsFirstTask(vocab_size={self.vocab_size})"
-
-    @property
-    def alphabet_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    @property
-    def output_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
-        strings = rng.integers(0, self.vocab_size, size=(batch_size, length), dtype=np.int64)
+    @staticmethod
+    def answer(strings: np.ndarray) -> np.ndarray:
         # Positions 1, 3, 5, ... counted from 1 are indices 0, 2, 4, ...
-        return Strings.all_scored(strings, np.concatenate([strings[:, 0::2], strings[:, 1::2]], 1))
+        return np.concatenate([strings[:, 0::2], strings[:, 1::2]], axis=1)

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import SymbolStringTask
 from memrnn.tasks.registry import register_task
-from memrnn.validation import check_int
 
 
 @register_task("reverse_string")
-class ReverseStringTask(ChomskyTask):
+class ReverseStringTask(SymbolStringTask):
     """A string of ``vocab_size`` symbols, reversed.
 
     Args:
@@ -31,22 +30,6 @@ class ReverseStringTask(ChomskyTask):
 
     chomsky_level = "context-free"
 
-    def __init__(self, vocab_size: int = 2) -> None:
-        self.vocab_size = check_int("vocab_size", vocab_size, 2)
-
-    def __repr__(self) -> str:
-        return f"ReverseStringTask(vocab_size={self.vocab_size})"
-
-    @property
-    def alphabet_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    @property
-    def output_size(self) -> int:
-        """V: the symbols."""
-        return self.vocab_size
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
-        strings = rng.integers(0, self.vocab_size, size=(batch_size, length), dtype=np.int64)
-        return Strings.all_scored(strings, strings[:, ::-1].copy())
+    @staticmethod
+    def answer(strings: np.ndarray) -> np.ndarray:
+        return strings[:, ::-1].copy()
