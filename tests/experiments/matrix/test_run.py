@@ -11,6 +11,7 @@ import torch
 
 from memrnn.experiments.base import RunContext
 from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.protocol import every_model, reads
 from memrnn.experiments.matrix.run import fit_cell, length_bins, score_sequences, scores_beyond
 from memrnn.tasks import make_task
 
@@ -76,5 +77,13 @@ def test_a_resumed_cell_equals_an_uninterrupted_one(tmp_path: Path) -> None:
 
 def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     config = dataclasses.replace(CELL, model="stack_rnn", test_max=15)
+    output = fit_cell(config, RunContext(torch.device("cpu")))
+    assert np.isfinite(output.metrics["test_token_accuracy"])
+
+
+@pytest.mark.parametrize("model", every_model())
+def test_every_model_of_the_matrix_builds_and_trains_a_step(model: str) -> None:
+    assert reads(model, "reversal")  # every model of memrnn reads tokens
+    config = dataclasses.replace(CELL, model=model, steps=1, eval_every=1)
     output = fit_cell(config, RunContext(torch.device("cpu")))
     assert np.isfinite(output.metrics["test_token_accuracy"])

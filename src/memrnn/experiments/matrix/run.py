@@ -33,6 +33,8 @@ _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest seque
 # Options a model needs from the lengths it will read: the superposition stack has a
 # fixed depth, which the longest test sequence must not overflow.
 _NEEDS_DEPTH = {"stack_rnn": "stack_depth"}
+# The option that sets a model's width, where it is not ``hidden_size``.
+_WIDTH = {"transformer": "d_model"}
 
 
 def make_cell_task(config: MatrixConfig) -> Task:
@@ -125,8 +127,9 @@ def range_evaluation(
 
 
 def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
-    """The model's sizes: the hidden units, and what the longest test sequence needs."""
-    options: dict[str, Any] = {"hidden_size": config.hidden_size}
+    """The model's sizes: its width (the hidden units, or a Transformer's d_model), and
+    what the longest test sequence needs."""
+    options: dict[str, Any] = {_WIDTH.get(config.model, "hidden_size"): config.hidden_size}
     if config.model in _NEEDS_DEPTH:
         rng = np.random.default_rng([config.seed, _SHAPE_PROBE])
         low = max(shortest(task), config.test_max - 1)
