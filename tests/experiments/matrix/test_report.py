@@ -13,7 +13,7 @@ def record(model: str, task: str, lr: float, seed: int, train: float, test: floa
     tags = {"model": model, "task": task, "lr": lr, "seed": seed}
     spec = RunSpec("matrix", f"{model}/{task}/lr{lr}/seed{seed}", "quick",
                    {"seed": seed, "lr": lr, "train_max": 10}, model, task, tags=tags)  # fmt: skip
-    metrics = {"train_token_accuracy": train, "loss": 1 - train, "test_token_accuracy": test}
+    metrics = {"train_score": train, "loss": 1 - train, "test_score": test}
     return RunRecord(spec, metrics, {}, "v", 2.0, [])
 
 

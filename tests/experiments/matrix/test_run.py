@@ -42,6 +42,7 @@ def test_length_bins_cover_every_length_in_pairs() -> None:
     assert length_bins(1, 6) == [(1, 2), (3, 4), (5, 6)]
     assert length_bins(2, 7) == [(2, 3), (4, 5), (6, 7)]
     assert length_bins(3, 3) == [(3, 3)]
+    assert length_bins(1, 5) == [(1, 2), (3, 4), (4, 5)]  # no bin of one length alone
 
 
 def test_the_test_score_averages_only_the_lengths_beyond_n() -> None:
@@ -56,8 +57,8 @@ def test_a_cell_trains_scores_every_length_and_repeats_itself() -> None:
     first = fit_cell(CELL, RunContext(torch.device("cpu")))
     again = fit_cell(CELL, RunContext(torch.device("cpu")))
     assert first.metrics == again.metrics and first.artifacts == again.artifacts
-    shortest = first.artifacts["lengths"][0]
-    assert first.artifacts["lengths"] == list(range(shortest, 10, 2))
+    shortest = make_task("reversal").train_lengths[0]  # 8: the grammar's shortest source
+    assert first.artifacts["lengths"] == [low for low, _ in length_bins(shortest, 9)]
     assert first.steps_done == 4
     assert {"train_token_accuracy", "test_token_accuracy", "test_accuracy", "loss"} <= set(
         first.metrics
@@ -87,3 +88,15 @@ def test_every_model_of_the_matrix_builds_and_trains_a_step(model: str) -> None:
     config = dataclasses.replace(CELL, model=model, steps=1, eval_every=1)
     output = fit_cell(config, RunContext(torch.device("cpu")))
     assert np.isfinite(output.metrics["test_token_accuracy"])
+
+
+def test_value_tasks_are_scored_by_whole_sequences_and_token_tasks_by_tokens() -> None:
+    tokens = fit_cell(CELL, RunContext(torch.device("cpu")))
+    assert tokens.metrics["test_score"] == tokens.metrics["test_token_accuracy"]
+    assert tokens.artifacts["scored_by"] == "tokens"
+    values = fit_cell(
+        dataclasses.replace(CELL, task="rsm_dyck2", vocab_size=0), RunContext(torch.device("cpu"))
+    )
+    assert values.metrics["test_score"] == values.metrics["test_accuracy"]
+    assert values.artifacts["scored_by"] == "sequences"
+    assert values.metrics["train_score"] == values.metrics["train_accuracy"]

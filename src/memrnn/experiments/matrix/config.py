@@ -33,7 +33,7 @@ class MatrixConfig(TrainConfig):
     lr: float = 1e-3
     eval_every: int = 200
     checkpoint_every: int = 500
-    monitor: str = "train_token_accuracy"
+    monitor: str = "train_score"
     monitor_mode: MonitorMode = "max"
     model: str = "lstm"
     task: str = "reverse_string"

@@ -54,8 +54,13 @@ def heatmap(records: Sequence[RunRecord]) -> Figure | None:
     return figure
 
 
+def by_tokens(run: RunRecord) -> bool:
+    """Whether the run is scored by its tokens (else by whole sequences: ``run``)."""
+    return bool(run.artifacts["scored_by"] == "tokens")
+
+
 def length_curves(records: Sequence[RunRecord]) -> Figure | None:
-    """Token accuracy by length for each task, one curve per model (its best seed); the
+    """The score by length for each task, one curve per model (its best seed); the
     dotted line is the longest training length."""
     from matplotlib.figure import Figure
 
@@ -73,13 +78,14 @@ def length_curves(records: Sequence[RunRecord]) -> Figure | None:
             if not runs:
                 continue
             run = max(runs, key=lambda r: r.metrics[SCORE])
-            axes.plot(run.artifacts["lengths"], run.artifacts["token_accuracy"], label=model)
+            curve = "token_accuracy" if by_tokens(run) else "accuracy"
+            axes.plot(run.artifacts["lengths"], run.artifacts[curve], label=model)
             axes.axvline(run.spec.config["train_max"], color="grey", linestyle=":")
         axes.set_title(f"{task} ({protocol(task).level})", fontsize=9)
         axes.set_ylim(-0.02, 1.02)
         axes.set_xlabel("length", fontsize=8)
     for axes in grid[len(tasks) :]:
         axes.set_visible(False)
-    grid[0].set_ylabel("token accuracy", fontsize=8)
+    grid[0].set_ylabel("score", fontsize=8)
     grid[0].legend(fontsize=6)
     return figure
