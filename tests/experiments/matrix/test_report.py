@@ -51,3 +51,19 @@ def test_the_predictions_are_judged_from_the_scores() -> None:
     assert any("a queue solves copy" in f and "Holds here" in f for f in found)
     assert not any("a deque" in f for f in found)  # no deque ran: nothing to judge
     assert any(f.startswith("Context-free tasks (reversal, rsm_dyck2): no model") for f in found)
+
+
+def test_stability_compares_the_conclusions_of_two_halves_of_the_seeds() -> None:
+    same = [record("stack_lstm", "reversal", 1e-3, seed, 1.0, 0.95) for seed in range(4)]
+    (sentence,) = [f for f in report_findings(same) if "stable" in f.lower()]
+    assert (
+        sentence
+        == "Stable: the conclusions above are the same from seeds [0, 1] and seeds [2, 3] alone."
+    )
+    split = [record("stack_lstm", "reversal", 1e-3, seed, 1.0, 0.95 if seed < 2 else 0.4)
+             for seed in range(4)]  # fmt: skip
+    (sentence,) = [f for f in report_findings(split) if "stable" in f.lower()]
+    assert sentence.startswith("Not stable: from seeds [0, 1] and seeds [2, 3] alone")
+    assert "stack_lstm solved every one' / 'Context-free tasks (reversal): no model" in sentence
+    one = [record("lstm", "reversal", 1e-3, 0, 1.0, 0.3)]
+    assert not any("stable" in f.lower() for f in report_findings(one))

@@ -47,7 +47,9 @@ PREDICTIONS = (
 )
 
 
-def _judge(prediction: Prediction, scores: dict[tuple[str, str], float]) -> str | None:
+def _judge(prediction: Prediction, scores: dict[tuple[str, str], float]) -> tuple[str, str] | None:
+    """The verdict on ``prediction`` ("holds" or "does not hold for n of m") and the
+    numbers behind it; None when no run meets it."""
     pairs = {
         (m, t): scores[(m, t)]
         for m in prediction.models
@@ -59,11 +61,12 @@ def _judge(prediction: Prediction, scores: dict[tuple[str, str], float]) -> str 
     against = {pair: score for pair, score in pairs.items() if (score >= SOLVED) == prediction.fail}
     listed = ", ".join(f"{m} on {t} {s:.2f}" for (m, t), s in sorted(pairs.items()))
     verdict = "holds" if not against else f"does not hold for {len(against)} of {len(pairs)}"
-    return f"Predicted: {prediction.claim}. {verdict.capitalize()} here: {listed}."
+    return verdict, listed
 
 
-def report_findings(records: Sequence[RunRecord]) -> list[str]:
-    """The sentences of the report, from the best seed of each cell."""
+def conclusions(records: Sequence[RunRecord]) -> list[str]:
+    """What the records conclude, without the numbers: the models that solve every task
+    of each level, and each prediction's verdict, from the best seed of each cell."""
     scores = {cell: best(runs) for cell, runs in cells(records).items()}
     tasks, models = tasks_in_order(records), models_in_order(records)
     found = []
@@ -74,13 +77,55 @@ def report_findings(records: Sequence[RunRecord]) -> list[str]:
         solvers = [m for m in models if all(scores.get((m, t), 0.0) >= SOLVED for t in level_tasks)]
         who = ", ".join(solvers) if solvers else "no model"
         found.append(
-            f"{level.capitalize()} tasks ({', '.join(level_tasks)}): {who} solved every one "
-            f"(a score of {SOLVED:.0%} or more over the test lengths, best seed)."
+            f"{level.capitalize()} tasks ({', '.join(level_tasks)}): {who} solved every one"
         )
     for prediction in PREDICTIONS:
-        sentence = _judge(prediction, scores)
-        if sentence is not None:
-            found.append(sentence)
+        judged = _judge(prediction, scores)
+        if judged is not None:
+            found.append(f"Predicted: {prediction.claim}. {judged[0].capitalize()} here")
+    return found
+
+
+def seed_sets(records: Sequence[RunRecord]) -> tuple[list[int], list[int]] | None:
+    """The seeds of ``records`` in two halves (the first half of the sorted seeds, and the
+    rest); None with fewer than two seeds."""
+    seeds = sorted({r.spec.seed for r in records})
+    if len(seeds) < 2:
+        return None
+    half = len(seeds) // 2
+    return seeds[:half], seeds[half:]
+
+
+def stability(records: Sequence[RunRecord]) -> str | None:
+    """Whether the conclusions of the two seed sets agree, and where they differ."""
+    halves = seed_sets(records)
+    if halves is None:
+        return None
+    first, second = (conclusions([r for r in records if r.spec.seed in seeds]) for seeds in halves)
+    sets = f"seeds {halves[0]} and seeds {halves[1]}"
+    if first == second:
+        return f"Stable: the conclusions above are the same from {sets} alone."
+    differ = [f"'{a}' / '{b}'" for a, b in zip(first, second, strict=False) if a != b]
+    return f"Not stable: from {sets} alone the conclusions differ: {'; '.join(differ)}."
+
+
+def report_findings(records: Sequence[RunRecord]) -> list[str]:
+    """The sentences of the report, from the best seed of each cell: the conclusions with
+    their numbers, whether two halves of the seeds conclude the same, the time."""
+    scores = {cell: best(runs) for cell, runs in cells(records).items()}
+    found = [
+        f"{sentence} (a score of {SOLVED:.0%} or more over the test lengths, best seed)."
+        for sentence in conclusions(records)
+        if not sentence.startswith("Predicted")
+    ]
+    for prediction in PREDICTIONS:
+        judged = _judge(prediction, scores)
+        if judged is not None:
+            verdict, listed = judged
+            found.append(f"Predicted: {prediction.claim}. {verdict.capitalize()} here: {listed}.")
+    stable = stability(records)
+    if stable is not None:
+        found.append(stable)
     seconds = sum(r.wall_seconds for r in records)
     found.append(f"{len(records)} runs, {seconds / 60:.1f} minutes of training in all.")
     return found
