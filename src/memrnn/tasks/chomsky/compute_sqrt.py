@@ -16,40 +16,32 @@ import math
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import BitStringTask
 from memrnn.tasks.registry import register_task
 
 
 @register_task("compute_sqrt")
-class ComputeSqrtTask(ChomskyTask):
+class ComputeSqrtTask(BitStringTask):
     """floor(sqrt(n)) of a big-endian binary number n."""
 
     chomsky_level = "context-sensitive"
 
-    def __repr__(self) -> str:
-        return "ComputeSqrtTask()"
-
-    @property
-    def alphabet_size(self) -> int:
-        """2: the bits."""
-        return 2
-
-    @property
-    def output_size(self) -> int:
-        """2: the bits."""
-        return 2
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
+    def draw(self, rng: np.random.Generator, batch_size: int, length: int) -> np.ndarray:
+        """n uniform over 1 .. 2^L - 1: a row of zeros is drawn again."""
         strings = rng.integers(0, 2, size=(batch_size, length), dtype=np.int64)
-        while True:  # n uniform over 1 .. 2^L - 1: redraw a row of zeros
+        while True:
             zero = ~strings.any(axis=1)
             if not zero.any():
-                break
+                return strings
             strings[zero] = rng.integers(0, 2, size=(int(zero.sum()), length), dtype=np.int64)
+
+    @staticmethod
+    def answer(bits: np.ndarray) -> np.ndarray:
+        batch_size, length = bits.shape
         width = -(-length // 2)
         roots = np.zeros((batch_size, width), dtype=np.int64)
         for b in range(batch_size):
-            root = math.isqrt(int((strings[b] + ord("0")).astype(np.uint8).tobytes(), 2))
+            root = math.isqrt(int((bits[b] + ord("0")).astype(np.uint8).tobytes(), 2))
             digits = format(root, f"0{width}b").encode()
             roots[b] = np.frombuffer(digits, dtype=np.uint8) - ord("0")
-        return Strings.all_scored(strings, roots)
+        return roots

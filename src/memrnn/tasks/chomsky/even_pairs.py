@@ -13,30 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import BitStringTask
 from memrnn.tasks.registry import register_task
 
 
 @register_task("even_pairs")
-class EvenPairsTask(ChomskyTask):
+class EvenPairsTask(BitStringTask):
     """Whether a binary string has an even number of 01 and 10 pairs."""
 
     chomsky_level = "regular"
 
-    def __repr__(self) -> str:
-        return "EvenPairsTask()"
-
-    @property
-    def alphabet_size(self) -> int:
-        """2: the bits."""
-        return 2
-
-    @property
-    def output_size(self) -> int:
-        """2: even (0) or odd (1)."""
-        return 2
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
-        bits = rng.integers(0, 2, size=(batch_size, length), dtype=np.int64)
-        unequal = (bits[:, 1:] != bits[:, :-1]).sum(axis=1)
-        return Strings.all_scored(bits, unequal % 2)
+    @staticmethod
+    def answer(bits: np.ndarray) -> np.ndarray:
+        return (bits[:, 1:] != bits[:, :-1]).sum(axis=1) % 2

@@ -12,29 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrnn.tasks.chomsky.layout import ChomskyTask, Strings
+from memrnn.tasks.chomsky.symbols import BitStringTask
 from memrnn.tasks.registry import register_task
 
 
 @register_task("parity_check")
-class ParityCheckTask(ChomskyTask):
+class ParityCheckTask(BitStringTask):
     """The parity of the number of ones in a binary string."""
 
     chomsky_level = "regular"
 
-    def __repr__(self) -> str:
-        return "ParityCheckTask()"
-
-    @property
-    def alphabet_size(self) -> int:
-        """2: the bits."""
-        return 2
-
-    @property
-    def output_size(self) -> int:
-        """2: even (0) or odd (1)."""
-        return 2
-
-    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
-        bits = rng.integers(0, 2, size=(batch_size, length), dtype=np.int64)
-        return Strings.all_scored(bits, bits.sum(axis=1) % 2)
+    @staticmethod
+    def answer(bits: np.ndarray) -> np.ndarray:
+        return bits.sum(axis=1) % 2

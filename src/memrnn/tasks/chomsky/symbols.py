@@ -1,6 +1,7 @@
-"""The tasks whose input is a string of symbols drawn uniformly from a vocabulary and
-whose answer is a rearrangement of those symbols (reverse, duplicate, odds first, bucket
-sort of Delétang et al. 2023): one base class, each task giving only its answer."""
+"""The tasks whose input is a string of symbols drawn uniformly and whose answer is a
+function of it, each task giving only that function: a rearrangement of symbols from a
+vocabulary (reverse, duplicate, odds first, bucket sort of Delétang et al. 2023), or
+bits in and bits or a parity class out (even pairs, parity check, compute sqrt)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,34 @@ class SymbolStringTask(ChomskyTask):
     def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
         strings = rng.integers(0, self.vocab_size, size=(batch_size, length), dtype=np.int64)
         return Strings.all_scored(strings, self.answer(strings))
+
+
+class BitStringTask(ChomskyTask):
+    """A string of uniform bits, answered by ``answer`` of it (bits, or a class of two),
+    every answer step scored."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    @property
+    def alphabet_size(self) -> int:
+        """2: the bits."""
+        return 2
+
+    @property
+    def output_size(self) -> int:
+        """2: the bits, or the two classes."""
+        return 2
+
+    @staticmethod
+    @abstractmethod
+    def answer(bits: np.ndarray) -> np.ndarray:
+        """The answers (B,) or (B, O) to the bit strings (B, L)."""
+
+    def draw(self, rng: np.random.Generator, batch_size: int, length: int) -> np.ndarray:
+        """The bit strings (B, L), uniform unless a task restricts them."""
+        return rng.integers(0, 2, size=(batch_size, length), dtype=np.int64)
+
+    def _strings(self, rng: np.random.Generator, batch_size: int, length: int) -> Strings:
+        bits = self.draw(rng, batch_size, length)
+        return Strings.all_scored(bits, self.answer(bits))
