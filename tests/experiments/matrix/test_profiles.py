@@ -10,9 +10,15 @@ import pytest
 import torch
 
 from memrnn.experiments.matrix import Matrix
-from memrnn.experiments.matrix.protocol import LEFT_OUT, every_model, every_task, reads
+from memrnn.experiments.matrix.protocol import (
+    LEFT_OUT,
+    every_model,
+    every_task,
+    protocol,
+    reads,
+)
 from memrnn.models.registry import model_names
-from memrnn.tasks import Task, TaskBatch, register_task, task_names
+from memrnn.tasks import Task, TaskBatch, make_task, register_task, task_names
 from memrnn.tasks import registry as task_registry
 
 
@@ -32,6 +38,23 @@ def test_the_paper_profile_has_every_registered_model_and_task_but_those_left_ou
     assert paper_tasks <= set(every_task()) and "reversal" in paper_tasks
     assert {r.config["lr"] for r in runs} == {1e-4, 3e-4, 5e-4}
     assert {r.config["seed"] for r in runs} == set(range(10))
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+def test_every_task_of_a_profile_draws_its_longest_test_lengths(profile: str) -> None:
+    """The range evaluation reaches each run's test bound: a task whose sampler cannot
+    draw that far (the RSM grammars beyond 100 symbols) has its bound cut there."""
+    bounds = {(r.config["task"], r.config["test_max"]) for r in Matrix().runs(profile)}
+    for task, test_max in sorted(bounds):
+        made = make_task(task, **protocol(task).options)
+        batch = made.sample_batch(np.random.default_rng(0), 8, test_max - 1, test_max)
+        assert batch.inputs.shape[0] == 8, task
+
+
+def test_the_rsm_languages_are_context_free_and_their_test_range_stops_at_100() -> None:
+    for name in ("dyck1", "dyck2", "dyck3", "anbn", "palindrome", "json"):
+        assert protocol(f"rsm_{name}").level == "context-free"
+        assert protocol(f"rsm_{name}").longest == 100
 
 
 class _Majority(Task):

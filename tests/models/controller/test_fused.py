@@ -28,7 +28,7 @@ def _model(memory: str, cell: str, o_prime: bool, seed: int = 0) -> MemoryRNN:
 def _run(model: MemoryRNN, x: torch.Tensor, stepwise: bool) -> tuple[dict, dict]:
     model.zero_grad()
     out = model.trace(x, strengths=True, stepwise=stepwise)
-    t = torch.arange(x.shape[1], dtype=x.dtype)
+    t = torch.arange(x.shape[1], dtype=x.dtype, device=x.device)
     loss = (out.outputs**2).sum() + (out.push * t).sum() + 0.3 * out.pop.sum()
     if out.push_bot is not None and out.pop_bot is not None:
         loss = loss + (0.7 * out.push_bot).sum() + (out.pop_bot**2).sum()
