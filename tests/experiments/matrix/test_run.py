@@ -12,7 +12,13 @@ import torch
 from memrnn.experiments.base import RunContext
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.protocol import every_model, reads
-from memrnn.experiments.matrix.run import fit_cell, length_bins, score_sequences, scores_beyond
+from memrnn.experiments.matrix.run import (
+    fit_cell,
+    length_bins,
+    score_sequences,
+    scores_beyond,
+    shortest,
+)
 from memrnn.tasks import make_task
 
 CELL = MatrixConfig(
@@ -53,12 +59,20 @@ def test_the_test_score_averages_only_the_lengths_beyond_n() -> None:
         scores_beyond(curves, 7)
 
 
+def test_cells_train_from_the_shortest_length_the_task_has() -> None:
+    """From 1 as Delétang et al. do, not from the 8 Grefenstette et al. train from; a
+    grammar's shortest sentence or bigram flip's even lengths where the task has no 1."""
+    assert [shortest(make_task(t, vocab_size=8)) for t in ("reversal", "copy")] == [1, 1]
+    assert shortest(make_task("bigram_flip", vocab_size=8)) == 2
+    assert shortest(make_task("svo_sov")) == make_task("svo_sov").shortest_source > 1
+    assert shortest(make_task("parity_check")) == 1
+
+
 def test_a_cell_trains_scores_every_length_and_repeats_itself() -> None:
     first = fit_cell(CELL, RunContext(torch.device("cpu")))
     again = fit_cell(CELL, RunContext(torch.device("cpu")))
     assert first.metrics == again.metrics and first.artifacts == again.artifacts
-    shortest = make_task("reversal").train_lengths[0]  # 8: the grammar's shortest source
-    assert first.artifacts["lengths"] == [low for low, _ in length_bins(shortest, 9)]
+    assert first.artifacts["lengths"] == [low for low, _ in length_bins(1, 9)]
     assert first.steps_done == 4
     assert {"train_token_accuracy", "test_token_accuracy", "test_accuracy", "loss"} <= set(
         first.metrics

@@ -88,7 +88,7 @@ SCALES: dict[Profile, Scale] = {
             "duplicate_string",
             "bucket_sort",
         ),
-        lrs=(3e-3,),
+        lrs=(3e-3, 1e-2),
         seeds=(0, 1),
         test_max=40,
         settings={

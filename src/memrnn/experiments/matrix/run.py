@@ -48,8 +48,10 @@ def make_cell_task(config: MatrixConfig) -> Task:
 
 
 def shortest(task: Task) -> int:
-    """The shortest length the cell trains and tests: the task's own, at least 1."""
-    return max(1, task.train_lengths[0])
+    """The shortest length the cell trains and tests. Delétang et al. train on every
+    length from 1; a transduction task starts at its shortest source (a grammar's
+    shortest sentence, bigram flip's 2), not at the 8 its paper trains from."""
+    return max(1, getattr(task, "shortest_source", task.train_lengths[0]))
 
 
 @dataclass(frozen=True)
