@@ -342,3 +342,32 @@ def test_a_damaged_checkpoint_is_a_one_line_warning_and_the_run_starts_over(
     ], done.stderr
     assert (damaged / "checkpoints" / f"{key}.pt.damaged").read_bytes() == b""
     assert _only_run(damaged) == _only_run(whole)
+
+
+def test_seeds_run_a_profile_with_another_seed_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    smoke = ["matrix", "--profile", "smoke", "--seeds", "3", "4"]
+    assert main(["list", *smoke, "--json"]) == 0
+    assert {run["config"]["seed"] for run in json.loads(capsys.readouterr().out)} == {3, 4}
+    out = ["--out", str(tmp_path)]
+    assert main(["reproduce", *smoke, *out, "--quiet", "--workers", "1"]) == 0
+    rows = json.loads((tmp_path / "results.json").read_text())
+    assert rows and {row["experiment"] for row in rows} == {"matrix"}
+    report = (tmp_path / "report.md").read_text()
+    assert "seeds [3] and seeds [4]" in report
+    # the report again from the store alone, with the same seeds: the same runs
+    assert main(["report", *out, "--seeds", "3", "4"]) == 0
+    assert "seeds [3] and seeds [4]" in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("seeds", "message"),
+    [(["1", "1"], "--seeds: a seed is given twice"), (["-2"], "expected an int >= 0")],
+)
+def test_bad_seeds_are_refused(
+    seeds: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["list", "matrix", "--seeds", *seeds])
+    assert stop.value.code == 2 and message in capsys.readouterr().err

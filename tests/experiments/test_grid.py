@@ -8,9 +8,10 @@ from typing import Any, Literal
 
 import pytest
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import Profile, RunRecord, RunSpec, TrainedExperiment
 from memrnn.experiments.config import TrainConfig
-from memrnn.experiments.grid import Grid, Point, grid_runs
+from memrnn.experiments.grid import Grid, Point, grid_runs, other_seeds
 from memrnn.experiments.tables import Table
 
 
@@ -93,3 +94,29 @@ def test_a_bad_point_is_refused_by_name() -> None:
         grid_runs(
             _Experiment(), "smoke", Grid({"kind": ("c",)}), name="{kind}", labels=lambda c: ("", "")
         )
+
+
+def test_other_seeds_replace_the_seed_axis_and_nothing_else() -> None:
+    grids = [Grid({"kind": ("a", "b"), "seed": (0, 1)}), Grid({"kind": ("a",)})]
+    own = grid_runs(_Experiment(), "smoke", grids, name="{kind}/seed{seed}", labels=_labels)
+    with other_seeds([2, 5, 7]):
+        again = grid_runs(_Experiment(), "smoke", grids, name="{kind}/seed{seed}", labels=_labels)
+    after = grid_runs(_Experiment(), "smoke", grids, name="{kind}/seed{seed}", labels=_labels)
+    assert [s.name for s in again] == [
+        "a/seed2", "a/seed5", "a/seed7", "b/seed2", "b/seed5", "b/seed7", "a/seed0",
+    ]  # fmt: skip
+    assert again[-1].key == own[-1].key  # the grid without seeds is unchanged
+    assert not {s.key for s in again[:-1]} & {s.key for s in own}
+    assert [s.key for s in after] == [s.key for s in own]  # only inside the block
+
+
+def test_other_seeds_refuse_bad_seeds_and_an_experiment_without_seeds() -> None:
+    for bad in ([], [1, 1], [-1], [True]):
+        with pytest.raises(ValueError, match="seeds"), other_seeds(bad):
+            pass
+    with other_seeds([3]), pytest.raises(UserError, match="grid-test have no seed axis"):
+        grid_runs(_Experiment(), "smoke", Grid({"kind": ("a",)}), name="{kind}", labels=_labels)
+
+
+def _labels(config: _Config) -> tuple[str, str]:
+    return "m", config.kind

@@ -10,6 +10,7 @@ import sqlite3
 import sys
 import warnings
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 from memrnn.cli.parser import build_parser
 from memrnn.errors import UserError, one_line_warning
@@ -30,10 +31,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    seeds = getattr(args, "seeds", None)
+    if seeds is not None and len(set(seeds)) < len(seeds):
+        parser.error(f"--seeds: a seed is given twice in {' '.join(map(str, seeds))}")
     warnings.formatwarning = one_line_warning
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code: int = args.handler(args)
+        with _seed_set(seeds):
+            code: int = args.handler(args)
         sys.stdout.flush()  # here, where a closed pipe can still be caught
     except (UserError, ValueError, TypeError, OSError, sqlite3.Error) as error:
         if args.debug:
@@ -50,6 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     return code
+
+
+def _seed_set(seeds: Sequence[int] | None) -> AbstractContextManager[None]:
+    """The runs' seeds replaced by ``--seeds``, where it is given."""
+    if seeds is None:
+        return nullcontext()
+    from memrnn.experiments.grid import other_seeds
+
+    return other_seeds(seeds)
 
 
 def _one_line(error: BaseException) -> str:

@@ -49,6 +49,24 @@ def _count(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    """A seed: an int >= 0."""
+    value = int(text) if text.strip().lstrip("+").isdigit() else -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
+    return value
+
+
+SEEDS_HELP = (
+    "run the profile with these seeds instead of its own (another seed set, to see "
+    "whether the conclusions hold); `memrnn report` needs the same --seeds"
+)
+
+
+def _add_seeds(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seeds", type=_seed, nargs="+", metavar="SEED", help=SEEDS_HELP)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="memrnn",
@@ -86,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument(
         "--names", action="store_true", help="only the experiments' names, one a line"
     )
+    _add_seeds(listing)
     listing.set_defaults(handler=commands.run_list)
 
     train = subcommands.add_parser(
@@ -129,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro.add_argument("--threads", type=_count, default=1, help="torch and BLAS threads per run")
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_seeds(repro)
     repro.set_defaults(handler=commands.run_reproduce)
 
     rep = subcommands.add_parser(
@@ -137,5 +157,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the report files again from OUT/store.sqlite alone, running nothing.",
     )
     rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    _add_seeds(rep)
     rep.set_defaults(handler=commands.run_report)
     return parser

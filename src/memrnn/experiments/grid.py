@@ -9,10 +9,13 @@ convention, vary fastest), the point's coordinates as the run's tags.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, RunSpec
 from memrnn.experiments.config import TrainConfig, field_types
 
@@ -55,6 +58,43 @@ def _no_settings(point: Point) -> Mapping[str, Any]:
     return {}
 
 
+_SEEDS: ContextVar[tuple[int, ...] | None] = ContextVar("memrnn_seeds", default=None)
+
+
+@contextmanager
+def other_seeds(seeds: Sequence[int] | None) -> Iterator[None]:
+    """Within the block every grid's ``seed`` axis takes ``seeds`` instead of its own: a
+    profile run again with another set of seeds (``memrnn reproduce --seeds``), whose
+    runs are new runs beside the profile's own. None changes nothing.
+
+    Raises:
+        ValueError: a seed that is not an int >= 0, or one given twice.
+    """
+    if seeds is not None:
+        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
+            raise ValueError(f"seeds: expected ints >= 0, got {list(seeds)}")
+        if len(set(seeds)) != len(seeds) or not seeds:
+            raise ValueError(f"seeds: expected distinct seeds, at least one, got {list(seeds)}")
+    token = _SEEDS.set(None if seeds is None else tuple(seeds))
+    try:
+        yield
+    finally:
+        _SEEDS.reset(token)
+
+
+def _with_seeds(experiment: Experiment[Any], grids: Sequence[Grid]) -> Sequence[Grid]:
+    """``grids`` with the seeds of ``other_seeds``, if any."""
+    seeds = _SEEDS.get()
+    if seeds is None:
+        return grids
+    if not any("seed" in one.axes for one in grids):
+        raise UserError(f"--seeds: the runs of {experiment.name} have no seed axis")
+    return [
+        replace(one, axes={**one.axes, "seed": seeds}) if "seed" in one.axes else one
+        for one in grids
+    ]
+
+
 def grid_runs(
     experiment: Experiment[C],
     profile: str,
@@ -76,7 +116,7 @@ def grid_runs(
     """
     fields = field_types(experiment.config_type)
     specs = []
-    for one in [grids] if isinstance(grids, Grid) else grids:
+    for one in _with_seeds(experiment, [grids] if isinstance(grids, Grid) else grids):
         for point in one.points():
             own = {axis: value for axis, value in point.items() if axis in fields}
             config = experiment.config_type(**{**own, **settings(point), **one.settings})
