@@ -10,15 +10,11 @@ import pytest
 import torch
 
 from memrnn.experiments.base import RunContext
-from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.config import RESERVOIR_MODELS, MatrixConfig
 from memrnn.experiments.matrix.protocol import every_model, reads
-from memrnn.experiments.matrix.run import (
-    fit_cell,
-    length_bins,
-    score_sequences,
-    scores_beyond,
-    shortest,
-)
+from memrnn.experiments.matrix.reservoir import as_outputs
+from memrnn.experiments.matrix.run import fit_cell, shortest
+from memrnn.experiments.matrix.scoring import length_bins, score_sequences, scores_beyond
 from memrnn.tasks import make_task
 
 CELL = MatrixConfig(
@@ -96,7 +92,7 @@ def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     assert np.isfinite(output.metrics["test_token_accuracy"])
 
 
-@pytest.mark.parametrize("model", every_model())
+@pytest.mark.parametrize("model", [m for m in every_model() if m not in RESERVOIR_MODELS])
 def test_every_model_of_the_matrix_builds_and_trains_a_step(model: str) -> None:
     assert reads(model, "reversal")  # every model of memrnn reads tokens
     config = dataclasses.replace(CELL, model=model, steps=1, eval_every=1)
@@ -114,3 +110,37 @@ def test_value_tasks_are_scored_by_whole_sequences_and_token_tasks_by_tokens() -
     assert values.metrics["test_score"] == values.metrics["test_accuracy"]
     assert values.artifacts["scored_by"] == "sequences"
     assert values.metrics["train_score"] == values.metrics["train_accuracy"]
+
+
+RESERVOIR_CELL = dataclasses.replace(CELL, task="rsm_dyck2", vocab_size=0, test_max=8)
+
+
+@pytest.mark.parametrize("model", RESERVOIR_MODELS)
+def test_a_reservoir_cell_fits_scores_every_length_and_repeats_itself(model: str) -> None:
+    config = dataclasses.replace(RESERVOIR_CELL, model=model)
+    first = fit_cell(config, RunContext(torch.device("cpu")))
+    again = fit_cell(config, RunContext(torch.device("cpu")))
+    assert first.metrics == again.metrics and first.artifacts == again.artifacts
+    assert first.artifacts["lengths"] == [low for low, _ in length_bins(1, 8)]
+    assert first.artifacts["scored_by"] == "sequences" and first.steps_done == 0
+    assert first.metrics["test_score"] == first.metrics["test_accuracy"]
+    assert 0.0 <= first.metrics["train_score"] <= 1.0
+    assert first.metrics["train_score"] > 0.5  # fitted: most short words decided right
+
+
+def test_reservoir_models_meet_only_tasks_with_stack_actions() -> None:
+    assert reads("rsm", "rsm_dyck2") and reads("esn", "rsm_latch")
+    assert not reads("rsm", "reverse_string") and not reads("esn", "parity_check")
+    with pytest.raises(ValueError, match="rsm needs a task with stack actions"):
+        fit_cell(dataclasses.replace(CELL, model="rsm"), RunContext(torch.device("cpu")))
+
+
+def test_reservoir_predictions_are_scored_as_the_task_scores_outputs() -> None:
+    """A reservoir's values become logits under binary cross entropy, so that the task's
+    sigmoid gives the values back."""
+    task = make_task("rsm_dyck2")
+    batch = task.sample_batch(np.random.default_rng(0), 3, 2, 6)
+    values = [batch.targets[b].double().numpy() for b in range(3)]
+    outputs = as_outputs(task, values, batch)
+    assert torch.allclose(torch.sigmoid(outputs), batch.targets.double(), atol=1e-5)
+    assert score_sequences(task, outputs, batch).sequences.tolist() == [1.0, 1.0, 1.0]

@@ -10,13 +10,17 @@ from memrnn.models.registry import model_names
 from memrnn.tasks import task_names
 from memrnn.validation import check_choice
 
+# The reservoir models of Paassen et al. (2021): fitted in closed form (``reservoir``).
+RESERVOIR_MODELS = ("esn", "rsm")
+
 
 @dataclass(frozen=True)
 class MatrixConfig(TrainConfig):
     """One model on one task (the training fields come from ``TrainConfig``).
 
     Attributes:
-        model: a name of the model registry (``memrnn.models.build_model``).
+        model: a name of the model registry (``memrnn.models.build_model``), or a
+            reservoir model (``RESERVOIR_MODELS``).
         task: a name of the task registry (``memrnn.tasks.make_task``).
         hidden_size: the model's hidden units (its other sizes take the registry's
             defaults).
@@ -45,7 +49,7 @@ class MatrixConfig(TrainConfig):
 
     def validate(self) -> None:
         super().validate()
-        check_choice("model", self.model, model_names())
+        check_choice("model", self.model, (*model_names(), *RESERVOIR_MODELS))
         check_choice("task", self.task, task_names())
         self.require_positive("hidden_size", "train_max", "eval_size")
         self.require_at_least(0, "vocab_size")

@@ -31,8 +31,9 @@ class Matrix(FittedExperiment[MatrixConfig]):
     Stack-RNN of Joulin and Mikolov 2015, the recurrent baselines and a Transformer, on
     the tasks of Delétang et al. 2023 and of the papers memrnn reproduces).
 
-    A run trains by memrnn's training loop, checkpointed like every run (it is a fitted
-    experiment only so that reservoir models, fitted in closed form, can join it).
+    A run trains by memrnn's training loop, checkpointed like every run; the reservoir
+    models of Paassen et al. (2021) are fitted in closed form instead (hence a fitted
+    experiment).
     """
 
     name = "matrix"
@@ -78,5 +79,10 @@ class Matrix(FittedExperiment[MatrixConfig]):
             f"per pair of lengths). Delétang et al. (2023) train on lengths 1-40 and test "
             "41-500, 1,000,000 steps of batch 128, rates {1e-4, 3e-4, 5e-4}, 10 seeds, "
             "hidden size 256 (the paper profile). The rate of each (model, task, seed) is "
-            "chosen on the training lengths, never the test lengths."
+            "chosen on the training lengths, never the test lengths. The ESN and the "
+            "reservoir stack machine (Paassen et al. 2021; LDN reservoir of 256 neurons) "
+            "are fitted on 100 sequences of the training lengths of each task that gives "
+            "stack actions, with the estimators' default hyperparameters: Paassen et al. "
+            "chose theirs by a random search scored on test lengths, which this protocol "
+            "does not allow."
         )

@@ -16,8 +16,8 @@ from typing import Any
 
 from memrnn.experiments.base import Profile
 from memrnn.experiments.grid import Grid, Point
+from memrnn.experiments.matrix.config import RESERVOIR_MODELS
 from memrnn.experiments.matrix.protocol import MODELS, every_model, every_task, protocol, reads
-from memrnn.models.registry import model_names
 from memrnn.tasks import task_names
 
 # Delétang et al.'s tasks, in the order of their Table 2 (levels: regular, deterministic
@@ -123,13 +123,14 @@ SCALES: dict[Profile, Scale] = {
 def grid(profile: Profile) -> Grid:
     """The profile's grid: each model with each task it reads, each rate, each seed."""
     scale = SCALES[profile]
-    models = _available(scale.models, model_names()) if scale.models else every_model()
+    models = _available(scale.models, every_model()) if scale.models else every_model()
     tasks = _available(scale.tasks, task_names()) if scale.tasks else every_task()
     return Grid(
         {
             "model": models,
             "task": lambda point: [t for t in tasks if fits(t, scale, point["model"])],
-            "lr": scale.lrs,
+            # a reservoir model has no learning rate: it fits once
+            "lr": lambda point: scale.lrs[:1] if point["model"] in RESERVOIR_MODELS else scale.lrs,
             "seed": scale.seeds,
         },
         scale.settings,

@@ -13,13 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memrnn.experiments.matrix.reservoir import RESERVOIR_MODELS, reservoir_reads
 from memrnn.models.registry import model_names, registered_model
 from memrnn.tasks import make_task, task_names
 
 LEVELS = ("regular", "context-free", "context-sensitive", "other")
 
 # The models of the matrix, in the report's row order: the plain recurrent networks, the
-# memory-augmented ones, attention.
+# memory-augmented ones, attention, and the reservoir models (fitted, not trained).
 MODELS = (
     "irnn",
     "gru",
@@ -32,6 +33,7 @@ MODELS = (
     "queue_lstm",
     "deque_lstm",
     "transformer",
+    *RESERVOIR_MODELS,
 )
 
 
@@ -47,9 +49,9 @@ LEFT_OUT = {
 
 
 def every_model() -> tuple[str, ...]:
-    """Every registered model the matrix trains: ``MODELS`` first, then any other
-    registered (a user's own, say), in name order."""
-    known = [m for m in model_names() if m not in LEFT_OUT]
+    """Every model the matrix trains or fits: ``MODELS`` first, then any other registered
+    (a user's own, say), in name order."""
+    known = [*(m for m in model_names() if m not in LEFT_OUT), *RESERVOIR_MODELS]
     return (*[m for m in MODELS if m in known], *[m for m in known if m not in MODELS])
 
 
@@ -108,5 +110,9 @@ def protocol(task: str) -> TaskProtocol:
 
 
 def reads(model: str, task: str) -> bool:
-    """Whether ``model`` reads the kind of input ``task`` gives (tokens or vectors)."""
-    return make_task(task, **protocol(task).options).input_kind in registered_model(model).accepts
+    """Whether ``model`` reads the kind of input ``task`` gives (tokens or vectors); a
+    reservoir model, whether the task gives stack actions."""
+    made = make_task(task, **protocol(task).options)
+    if model in RESERVOIR_MODELS:
+        return reservoir_reads(made)
+    return made.input_kind in registered_model(model).accepts

@@ -1,21 +1,13 @@
 """One cell of the matrix, carried out: a registered model trained on a registered task's
-lengths up to N by the training loop, then scored at every length up to the test bound.
-
-The score is Delétang et al.'s (2023, section 4): per sequence, the fraction of its scored
-tokens that are right, averaged over sequences and then over the test lengths (N, bound];
-the stricter fraction of sequences right at every token is kept beside it. A task whose
-outputs are values at every step (the RSM benchmarks of Paassen et al. 2021) is scored
-by that stricter fraction instead: most of its per-step targets are easy, so a model
-that has learned nothing still gets most steps right. The model
-evaluated is the last one; selecting among learning rates or seeds reads only the
-training-length metrics (``tables``), never the test lengths.
+lengths up to N by the training loop (a reservoir model fitted instead: ``reservoir``),
+then scored at every length up to the test bound (``scoring``). The model evaluated is
+the last one; selecting among learning rates or seeds reads only the training-length
+metrics (``tables``), never the test lengths.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,10 +16,15 @@ from torch import Tensor, nn
 
 from memrnn.experiments.base import RunContext, RunOutput
 from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.reservoir import RESERVOIR_MODELS, fit_reservoir_cell
+from memrnn.experiments.matrix.scoring import (
+    length_bins,
+    range_evaluation,
+    score_sequences,
+    test_scores,
+)
 from memrnn.models.registry import build_model_for
-from memrnn.tasks import Task, TaskBatch, make_task
-from memrnn.tasks.losses import output_values
-from memrnn.tasks.scoring import class_hits, value_hits
+from memrnn.tasks import StackTask, Task, TaskBatch, make_task
 from memrnn.training import LoopSettings, train_loop
 
 _DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
@@ -52,25 +49,6 @@ def shortest(task: Task) -> int:
     length from 1; a transduction task starts at its shortest source (a grammar's
     shortest sentence, bigram flip's 2), not at the 8 its paper trains from."""
     return max(1, getattr(task, "shortest_source", task.train_lengths[0]))
-
-
-@dataclass(frozen=True)
-class Scores:
-    """Per-sequence scores of one batch: all scored tokens right, and the fraction right."""
-
-    sequences: Tensor
-    tokens: Tensor
-
-
-def score_sequences(task: Task, outputs: Tensor, batch: TaskBatch) -> Scores:
-    """Each sequence's sequence accuracy (0 or 1) and token accuracy, on ``batch``."""
-    mask = batch.mask.to(outputs.device)
-    if task.output_kind == "classes":
-        hits = class_hits(outputs, batch.targets, mask)
-    else:
-        hits = value_hits(output_values(task.value_loss, outputs), batch.targets, mask)
-    scored = mask.sum(dim=1).clamp(min=1)
-    return Scores((hits | ~mask).all(dim=1).double(), hits.sum(dim=1).double() / scored)
 
 
 class CellSteps:
@@ -111,31 +89,6 @@ class CellSteps:
         }
 
 
-def length_bins(low: int, high: int) -> list[tuple[int, int]]:
-    """The lengths low .. high in bins of two, (L, L + 1): some tasks have only even or
-    only odd lengths (Dyck strings with their end symbol, bigram flip), so each bin holds
-    a length every task has; a last length left alone shares a bin with the one before."""
-    bins = [(length, min(length + 1, high)) for length in range(low, high + 1, 2)]
-    if len(bins) > 1 and bins[-1][0] == bins[-1][1]:
-        bins[-1] = (high - 1, high)
-    return bins
-
-
-@torch.no_grad()
-def range_evaluation(
-    steps: CellSteps, rng: np.random.Generator, bins: list[tuple[int, int]]
-) -> dict[str, list[float]]:
-    """Sequence and token accuracy in each bin of lengths, ``eval_size`` sequences each;
-    a bin is named by its shorter length."""
-    accuracy, tokens = [], []
-    for low, high in bins:
-        batch = steps.on_device(steps.task.sample_batch(rng, steps.config.eval_size, low, high))
-        scores = score_sequences(steps.task, steps.model(batch.inputs), batch)
-        accuracy.append(float(scores.sequences.mean()))
-        tokens.append(float(scores.tokens.mean()))
-    return {"lengths": [low for low, _ in bins], "accuracy": accuracy, "token_accuracy": tokens}
-
-
 def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     """The model's sizes: its width (the hidden units, or a Transformer's d_model), and
     what the longest test sequence needs."""
@@ -153,6 +106,10 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
     evaluate it at every length up to ``test_max``."""
     started = time.perf_counter()
     task = make_cell_task(config)
+    if config.model in RESERVOIR_MODELS:
+        if not isinstance(task, StackTask):
+            raise ValueError(f"model: {config.model} needs a task with stack actions")
+        return _scored(task, config, fit_reservoir_cell(config, task, shortest(task)))
     with torch.random.fork_rng(devices=[]):  # the seed sets the weights, nothing global
         torch.manual_seed(config.seed)
         model = build_model_for(config.model, task, **model_options(config, task))
@@ -177,27 +134,27 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
     )
     loop_done = time.perf_counter()
     bins = length_bins(shortest(task), config.test_max)
-    curves = range_evaluation(steps, np.random.default_rng([config.seed, _RANGE]), bins)
-    metrics = {**result.metrics, **scores_beyond(curves, config.train_max)}
-    scored_by = "tokens" if task.output_kind == "classes" else "sequences"
-    metrics["test_score"] = metrics[
-        "test_token_accuracy" if scored_by == "tokens" else "test_accuracy"
-    ]
-    metrics["steps"] = float(result.steps_done)
+    curves = range_evaluation(
+        task,
+        lambda batch: model(steps.on_device(batch).inputs),
+        np.random.default_rng([config.seed, _RANGE]),
+        bins,
+        config.eval_size,
+    )
+    metrics = {**result.metrics, "steps": float(result.steps_done)}
     parameters = sum(p.numel() for p in model.parameters())
-    artifacts = {**curves, "scored_by": scored_by, "parameters": parameters}
     # the loop's wall time spans every session of a resumed run; add this one's set-up
     # and range evaluation
     wall = result.wall_seconds + (loop_started - started) + (time.perf_counter() - loop_done)
-    return RunOutput(metrics, result.history, artifacts, result.steps_done, wall)
+    output = RunOutput(
+        metrics, result.history, {**curves, "parameters": parameters}, result.steps_done, wall
+    )
+    return _scored(task, config, output)
 
 
-def scores_beyond(curves: Mapping[str, list[float]], train_max: int) -> dict[str, float]:
-    """The means over the test lengths (those above ``train_max``) of the two accuracies."""
-    beyond = [i for i, length in enumerate(curves["lengths"]) if length > train_max]
-    if not beyond:
-        raise ValueError(f"train_max: no test length above {train_max} was evaluated")
-    return {
-        "test_accuracy": float(np.mean([curves["accuracy"][i] for i in beyond])),
-        "test_token_accuracy": float(np.mean([curves["token_accuracy"][i] for i in beyond])),
-    }
+def _scored(task: Task, config: MatrixConfig, output: RunOutput) -> RunOutput:
+    """``output`` with its test scores, from the range evaluation in its artifacts."""
+    scored: dict[str, Any] = test_scores(task, output.artifacts, config.train_max)
+    output.metrics.update(scored["metrics"])
+    output.artifacts["scored_by"] = scored["scored_by"]
+    return output
