@@ -5,7 +5,8 @@ judged from the numbers."""
 from __future__ import annotations
 
 from memrnn.experiments.base import RunRecord, RunSpec
-from memrnn.experiments.matrix.findings import report_findings
+from memrnn.experiments.matrix.findings import CONTEXT_FREE, COPY, PREDICTIONS, report_findings
+from memrnn.experiments.matrix.protocol import every_task, protocol
 from memrnn.experiments.matrix.tables import score_tables, selected
 
 
@@ -67,3 +68,10 @@ def test_stability_compares_the_conclusions_of_two_halves_of_the_seeds() -> None
     assert "stack_lstm solved every one' / 'Context-free tasks (reversal): no model" in sentence
     one = [record("lstm", "reversal", 1e-3, 0, 1.0, 0.3)]
     assert not any("stable" in f.lower() for f in report_findings(one))
+
+
+def test_the_predictions_name_registered_tasks_at_their_level() -> None:
+    assert all(protocol(t).level == "context-free" for t in CONTEXT_FREE)
+    assert all(protocol(t).level == "context-sensitive" for t in COPY)
+    named = {t for p in PREDICTIONS for t in p.tasks}
+    assert named <= set(every_task())

@@ -23,9 +23,18 @@ class Prediction:
 
 
 REVERSAL = ("reversal", "reverse_string")
-DYCK = ("dyck_lm", "rsm_dyck2")
+DYCK = ("rsm_dyck1", "rsm_dyck2", "rsm_dyck3")
 COPY = ("copy", "duplicate_string")
-CONTEXT_FREE = (*REVERSAL, *DYCK, "rsm_palindrome", "rsm_json", "stack_manipulation")
+CONTEXT_FREE = (
+    *REVERSAL,
+    *DYCK,
+    "rsm_anbn",
+    "rsm_palindrome",
+    "rsm_json",
+    "stack_manipulation",
+    "modular_arithmetic_brackets",
+    "solve_equation",
+)
 
 PREDICTIONS = (
     Prediction(
