@@ -156,3 +156,15 @@ def test_the_report_reads_tags_from_the_experiment_not_the_store(tmp_path: Path)
         store._db.commit()
     report(tmp_path, [ToyExperiment()])
     assert json.loads((tmp_path / "results.json").read_text()) == first
+
+
+def test_the_report_gives_the_wall_time_from_first_start_to_last_end(tmp_path: Path) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        records = store.records("toy", "smoke")
+        rows = {row["key"]: row for row in store.runs("toy")}
+    assert all(r.span == (rows[r.spec.key]["started"], rows[r.spec.key]["ended"]) for r in records)
+    first = min(r.span[0] for r in records if r.span)
+    last = max(r.span[1] for r in records if r.span)
+    text = (tmp_path / "report.md").read_text()
+    assert f"({(last - first) / 60:.1f} minutes of wall time from the first run's start" in text

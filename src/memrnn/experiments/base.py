@@ -146,6 +146,7 @@ class RunRecord:
     code_version: str
     wall_seconds: float
     history: Sequence[tuple[int, str, float]] = ()  # (step, metric, value) of each evaluation
+    span: tuple[float, float] | None = None  # when it started and ended (Unix seconds)
 
 
 class Experiment(ABC, Generic[C]):

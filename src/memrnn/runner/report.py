@@ -199,6 +199,14 @@ def _section_header(
     wall = sum(r.wall_seconds for r in records)
     versions = sorted({r.code_version for r in records})
     seeds = sorted({r.spec.seed for r in records})
+    spans = [r.span for r in records if r.span is not None]
+    elapsed = (
+        f" ({(max(e for _, e in spans) - min(s for s, _ in spans)) / 60:.1f} minutes of wall "
+        "time from the first run's start to the last run's end, runs in parallel and any "
+        "pause between sessions included)"
+        if len(spans) == len(records)
+        else ""
+    )
     return [
         f"## {experiment.name}, profile {profile}: {experiment.title}",
         "",
@@ -208,6 +216,6 @@ def _section_header(
         "",
         *(_SMOKE_NOTE if profile == "smoke" else []),
         f"{len(records)} runs, seeds {', '.join(map(str, seeds))}, "
-        f"{wall:.1f} s of training in all; code {', '.join(versions)}.",
+        f"{wall:.1f} s of training in all{elapsed}; code {', '.join(versions)}.",
         "",
     ]

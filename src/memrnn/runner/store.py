@@ -245,6 +245,7 @@ class ResultsStore:
                     row["code_version"],
                     row["wall_seconds"],
                     self.history(spec.key),
+                    (row["started"], row["ended"]) if row["ended"] is not None else None,
                 )
             )
         return records
