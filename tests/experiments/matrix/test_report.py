@@ -75,3 +75,21 @@ def test_the_predictions_name_registered_tasks_at_their_level() -> None:
     assert all(protocol(t).level == "context-sensitive" for t in COPY)
     named = {t for p in PREDICTIONS for t in p.tasks}
     assert named <= set(every_task())
+
+
+def test_a_prediction_that_fails_says_whether_its_exceptions_fit_the_training_lengths() -> None:
+    runs = [
+        record("stack_lstm", "reversal", 1e-3, 0, train=1.0, test=0.5),  # fits, no generalising
+        record("stack_lstm", "reversal", 1e-3, 1, train=0.95, test=0.6),
+        record("stack_lstm", "rsm_dyck2", 1e-3, 0, train=0.7, test=0.4),  # does not fit
+        record("queue_lstm", "copy", 1e-3, 0, train=1.0, test=0.99),
+    ]
+    found = report_findings(runs)
+    (stack,) = [f for f in found if f.startswith("Predicted: a stack solves")]
+    assert stack.endswith(
+        "Training-length score of those against it: fitted the training lengths but did "
+        "not generalise: stack_lstm on reversal 0.95; did not fit the training lengths "
+        "either: stack_lstm on rsm_dyck2 0.70."
+    )  # the best seed's (seed 1, test 0.6) training score
+    (queue,) = [f for f in found if f.startswith("Predicted: a queue solves")]
+    assert "Training-length score" not in queue

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 
 from memrnn.experiments.base import RunRecord
 from memrnn.experiments.matrix.protocol import LEVELS, protocol
-from memrnn.experiments.matrix.tables import SOLVED, best, cells, models_in_order, tasks_in_order
+from memrnn.experiments.matrix.tables import (
+    SCORE,
+    SOLVED,
+    best,
+    best_run,
+    cells,
+    models_in_order,
+    tasks_in_order,
+)
 
 
 @dataclass(frozen=True)
@@ -118,10 +126,32 @@ def stability(records: Sequence[RunRecord]) -> str | None:
     return f"Not stable: from {sets} alone the conclusions differ: {'; '.join(differ)}."
 
 
+def _why(prediction: Prediction, runs: dict[tuple[str, str], RunRecord]) -> str:
+    """Why the cells against ``prediction`` are against it, from their best seed: a
+    model that reaches 90% on fresh sequences of the training lengths but not beyond
+    did not generalise; one that does not reach it there was not trained enough to fit
+    them (more steps or another rate may change it)."""
+    fitted: list[str] = []
+    unfitted: list[str] = []
+    for (model, task), run in sorted(runs.items()):
+        if (run.metrics[SCORE] >= SOLVED) == prediction.fail:  # as `_judge` counts them
+            train = run.metrics["train_score"]
+            (fitted if train >= SOLVED else unfitted).append(f"{model} on {task} {train:.2f}")
+    parts = []
+    if fitted:
+        parts.append(f"fitted the training lengths but did not generalise: {', '.join(fitted)}")
+    if unfitted:
+        parts.append(f"did not fit the training lengths either: {', '.join(unfitted)}")
+    return f" Training-length score of those against it: {'; '.join(parts)}." if parts else ""
+
+
 def report_findings(records: Sequence[RunRecord]) -> list[str]:
     """The sentences of the report, from the best seed of each cell: the conclusions with
-    their numbers, whether two halves of the seeds conclude the same, the time."""
-    scores = {cell: best(runs) for cell, runs in cells(records).items()}
+    their numbers (and, for a prediction that does not hold, whether its exceptions fit
+    the training lengths), whether two halves of the seeds conclude the same, the time."""
+    by_cell = cells(records)
+    scores = {cell: best(runs) for cell, runs in by_cell.items()}
+    best_runs = {cell: best_run(runs) for cell, runs in by_cell.items()}
     found = [
         f"{sentence} (a score of {SOLVED:.0%} or more over the test lengths, best seed)."
         for sentence in conclusions(records)
@@ -131,7 +161,11 @@ def report_findings(records: Sequence[RunRecord]) -> list[str]:
         judged = _judge(prediction, scores)
         if judged is not None:
             verdict, listed = judged
-            found.append(f"Predicted: {prediction.claim}. {verdict.capitalize()} here: {listed}.")
+            pairs = {(m, t) for m in prediction.models for t in prediction.tasks}
+            why = _why(prediction, {c: r for c, r in best_runs.items() if c in pairs})
+            found.append(
+                f"Predicted: {prediction.claim}. {verdict.capitalize()} here: {listed}.{why}"
+            )
     stable = stability(records)
     if stable is not None:
         found.append(stable)

@@ -47,9 +47,14 @@ def cells(records: Sequence[RunRecord]) -> dict[tuple[str, str], list[RunRecord]
     return group(selected(records), "model", "task")
 
 
+def best_run(runs: Sequence[RunRecord]) -> RunRecord:
+    """The run of the best seed: the highest score (the first seed among equals)."""
+    return max(runs, key=lambda r: r.metrics[SCORE])
+
+
 def best(runs: Sequence[RunRecord]) -> float:
     """The best seed's score."""
-    return max(r.metrics[SCORE] for r in runs)
+    return best_run(runs).metrics[SCORE]
 
 
 def middle(runs: Sequence[RunRecord]) -> float:
