@@ -17,6 +17,7 @@ import memrnn.cli.pairs as pairs_module
 from memrnn.cli import main
 from memrnn.cli.commands import QUICK_MINUTES
 from memrnn.cli.pairs import EXPERIMENT, train_on_pairs
+from memrnn.errors import UserError
 from memrnn.experiments.registry import experiment_names
 from memrnn.runner.reproduce import STORE_NAME
 from memrnn.runner.store import ResultsStore
@@ -194,3 +195,11 @@ def test_tensorboard_event_files(tmp_path: Path) -> None:
     fit = ["fit", str(pairs), "--out", str(tmp_path / "o"), "--steps", "2", "--quiet"]
     assert main([*fit, "--option", "hidden_size=4", "--tensorboard", str(tb)]) == 0
     assert list(tb.glob("events.out.tfevents.*"))
+
+
+def test_train_on_pairs_names_an_unknown_setting(tmp_path: Path) -> None:
+    pairs, _ = _files(tmp_path)
+    with pytest.raises(UserError, match="unknown setting colour; the settings are seed, steps"):
+        train_on_pairs(pairs, tmp_path / "o", colour="red")
+    with pytest.raises(UserError, match="unknown setting pairs_sha256"):
+        train_on_pairs(pairs, tmp_path / "o", pairs_sha256="0")

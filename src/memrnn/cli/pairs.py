@@ -180,14 +180,17 @@ def fit_run(
         TextPairsTask.from_file(pairs), read_pairs(valid) if valid is not None else ()
     )
     options = json.dumps(dict(model_options or {}), sort_keys=True)
-    unknown = sorted(set(settings) - {f.name for f in dataclasses.fields(FitConfig)})
+    data = {
+        "model": model,
+        "model_options": options,
+        "pairs_sha256": _sha256(pairs),
+        "valid_sha256": _sha256(valid),
+    }
+    known = [f.name for f in dataclasses.fields(FitConfig) if f.name not in data]
+    unknown = sorted(set(settings) - set(known))
     if unknown:
-        raise UserError(f"unknown setting {unknown[0]}; the settings are those of FitConfig")
-    config = FitConfig(
-        **{**settings, "model": model, "model_options": options},
-        pairs_sha256=_sha256(pairs),
-        valid_sha256=_sha256(valid),
-    )
+        raise UserError(f"unknown setting {unknown[0]}; the settings are {', '.join(known)}")
+    config = FitConfig(**{**settings, **data})
     check_config(experiment, config)
     spec = RunSpec(EXPERIMENT, Path(pairs).name, PROFILE, config.to_dict(), model, "text_pairs")
     return experiment, config, spec
