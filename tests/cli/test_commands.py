@@ -190,9 +190,12 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path: Path) -> None:
         (["train", "trask2016", "--set", "max_length=0"], "--set min_length: need 1 <= min_length"),
         (["train", "trask2016", "--run", "clever"], "--run clever: trask2016 has no such run"),
         (["report", "--out", "{tmp}/nothing"], "{tmp}/nothing/store.sqlite: no results store"),
-        (["reproduce", "--out", "{tmp}/file.txt/sub"], "--out {tmp}/file.txt/sub: cannot write"),
         (
-            ["reproduce", "--out", "{tmp}/out", "--data", "{tmp}/file.txt/sub"],
+            ["reproduce", "--all", "--out", "{tmp}/file.txt/sub"],
+            "--out {tmp}/file.txt/sub: cannot write",
+        ),
+        (
+            ["reproduce", "--all", "--out", "{tmp}/out", "--data", "{tmp}/file.txt/sub"],
             "--data {tmp}/file.txt/sub: cannot write",
         ),
     ],

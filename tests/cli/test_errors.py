@@ -97,14 +97,17 @@ BAD = [
     ),
     (["report", "--out", "{tmp}/nothing"], "{tmp}/nothing/store.sqlite: no results store"),
     (["report", "--out", "{tmp}/empty"], "{tmp}/empty/store.sqlite: an empty file"),
-    (["reproduce", "--out", "{tmp}/empty"], "{tmp}/empty/store.sqlite: an empty file"),
+    (["reproduce", "--all", "--out", "{tmp}/empty"], "{tmp}/empty/store.sqlite: an empty file"),
     (["report", "--out", "{tmp}/garbled"], "{tmp}/garbled/store.sqlite: not a readable"),
     (["report", "--out", "{tmp}/folder"], "{tmp}/folder/store.sqlite: a folder where"),
     ([*TRASK, "--out", "{tmp}/folder"], "{tmp}/folder/store.sqlite: a folder where"),
-    (["reproduce", "--out", "{tmp}/busy"], "{tmp}/busy: another memrnn process"),
+    (["reproduce", "--all", "--out", "{tmp}/busy"], "{tmp}/busy: another memrnn process"),
     ([*TRASK, "--out", "{tmp}/busy"], "{tmp}/busy: another memrnn process"),
-    (["reproduce", "--out", "{tmp}/file.txt"], "--out {tmp}/file.txt: cannot write there"),
-    (["reproduce", "--out", "{tmp}/file.txt/sub"], "--out {tmp}/file.txt/sub: cannot write"),
+    (["reproduce", "--all", "--out", "{tmp}/file.txt"], "--out {tmp}/file.txt: cannot write there"),
+    (
+        ["reproduce", "--all", "--out", "{tmp}/file.txt/sub"],
+        "--out {tmp}/file.txt/sub: cannot write",
+    ),
     ([*TRASK, "--data", "{tmp}/file.txt/sub"], "--data {tmp}/file.txt/sub: cannot write"),
 ]
 

@@ -28,6 +28,27 @@ _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0
 
 DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
 
+# The single-threaded run time of each experiment's quick profile, in minutes, and where
+# it was measured: `memrnn reproduce` names them when asked to run nothing in particular.
+_QUICK = "the quick profile's runs inside `make reproduce` from a fresh clone, 2-core CPU"
+QUICK_MINUTES: dict[str, tuple[float, str]] = {
+    "trask2016": (2, _QUICK),
+    "paassen2021": (9, _QUICK),
+    "hewitt2020": (17, _QUICK),
+    "ba2016": (29, _QUICK),
+    "grefenstette2015": (94, _QUICK),
+}
+
+
+def quick_times() -> str:
+    """Every experiment with its quick profile's measured minutes, shortest first; those
+    never measured (the matrix until it is, a plugin's) last."""
+    names = experiment_names()
+    timed = sorted((QUICK_MINUTES[n][0], n) for n in names if n in QUICK_MINUTES)
+    shown = [f"{name} {minutes:g} min" for minutes, name in timed]
+    shown += [f"{name} (not measured)" for name in names if name not in QUICK_MINUTES]
+    return ", ".join(shown) + " (single-threaded run time on a 2-core CPU)"
+
 
 def _writable_folder(path: Path, option: str = "--out") -> Path:
     """Create ``path`` if needed and make sure files can be written in it."""
@@ -104,13 +125,10 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from memrnn.io import remove_stale_temporaries
+    from memrnn.cli.progress import progress_bar
+    from memrnn.cli.stored import train_into
     from memrnn.runner.config import config_from_mapping, with_overrides
-    from memrnn.runner.lock import folder_lock
-    from memrnn.runner.reproduce import STORE_NAME, checkpoint_path
-    from memrnn.runner.store import ResultsStore
-    from memrnn.runner.train import Progress, check_config, run
-    from memrnn.runner.version import code_version
+    from memrnn.runner.train import check_config
 
     experiment = get_experiment(args.experiment)
     runs = {spec.name: spec for spec in experiment.runs(args.profile)}
@@ -126,39 +144,17 @@ def run_train(args: argparse.Namespace) -> int:
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
-    checkpoint = checkpoint_path(out, spec)
-    with (
-        folder_lock(out),
-        ResultsStore(out / STORE_NAME) as store,
-        tqdm(total=config.steps, unit="step", file=sys.stderr, disable=args.quiet) as bar,
-    ):
-        for folder in (out, data):  # what writes killed before their rename left
-            remove_stale_temporaries(folder)
-        if not args.resume:
-            checkpoint.unlink(missing_ok=True)
-        print(f"{experiment.name} / {spec.name} ({args.profile}), seed {spec.seed}, run {spec.key}")
-        store.start(spec, code_version())
+    with progress_bar(config.steps, args.quiet) as bar:
 
-        def show(p: Progress) -> None:
-            bar.n = p.step
-            bar.set_postfix(loss=f"{p.loss:.4f}", seq_per_s=f"{p.sequences_per_second:.0f}")
+        def start() -> None:
+            where = f"{experiment.name} / {spec.name} ({args.profile})"
+            print(f"{where}, seed {spec.seed}, run {spec.key}")
+            bar.start()
 
-        try:
-            output = run(
-                experiment,
-                config,
-                data=data,
-                checkpoint=checkpoint,
-                resume=args.resume,
-                on_progress=show,
-            )
-        except Exception as error:
-            store.fail(spec, repr(error))
-            raise
-        except BaseException:  # Ctrl-C or SIGTERM: --resume continues from the checkpoint
-            store.interrupt(spec)
-            raise
-        store.finish(spec, output)
+        output = train_into(
+            out, experiment, spec, config, data=data, resume=args.resume, on_start=start,
+            on_progress=bar.show,
+        )  # fmt: skip
     for metric, value in sorted(output.metrics.items()):
         print(f"  {metric:28s} {value:.6g}")
     print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
@@ -177,6 +173,13 @@ def run_reproduce(args: argparse.Namespace) -> int:
     from memrnn.runner.reproduce import reproduce
     from memrnn.runner.sweep import JobResult
 
+    if args.all and args.experiments:
+        raise UserError("name experiments or give --all, not both")
+    if not args.all and not args.experiments:
+        raise UserError(
+            "name the experiments to reproduce, or give --all to run every one; their quick "
+            f"profiles took: {quick_times()}"
+        )
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]
     out = _writable_folder(args.out)

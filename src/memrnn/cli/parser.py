@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from memrnn import __version__
-from memrnn.cli import commands
+from memrnn.cli import commands, pair_commands
 from memrnn.cli.commands import DATA_ENV
 from memrnn.experiments.base import PROFILE_NAMES
 
@@ -25,6 +25,10 @@ The library under the command has three contracts, each with a registry: tasks
 (memrnn.tasks: make_task, register_task), models (memrnn.models: build_model,
 register_model) and experiments (memrnn.experiments, found in that package and through
 the entry point group memrnn.experiments of installed packages).
+
+Your own data: `memrnn fit PAIRS.tsv --model stack_lstm --out DIR` trains a model on a
+file of `source<TAB>target` lines and saves it in DIR; `memrnn decode DIR INPUTS.txt`
+decodes new sources with it, `memrnn score DIR PAIRS.tsv` scores it.
 
 `memrnn COMMAND --help` describes a command's options.
 """
@@ -65,6 +69,16 @@ SEEDS_HELP = (
 
 def _add_seeds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=_seed, nargs="+", metavar="SEED", help=SEEDS_HELP)
+
+
+def _add_tensorboard(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tensorboard",
+        type=Path,
+        metavar="DIR",
+        help="also write TensorBoard event files of the loss and metrics to DIR "
+        "(needs `pip install 'memrnn[tensorboard]'`)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,16 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_tensorboard(train)
     train.set_defaults(handler=commands.run_train)
 
     repro = subcommands.add_parser(
         "reproduce",
         help="run what is missing and write the report",
-        description="Run every run of the profile that OUT/store.sqlite does not hold "
-        "finished (resuming interrupted ones), then write OUT/report.md, "
-        "OUT/results.json, OUT/runs.json and OUT/figures/.",
+        description="Run every run of the profile of the experiments named (or, with "
+        "--all, of every experiment) that OUT/store.sqlite does not hold finished "
+        "(resuming interrupted ones), then write OUT/report.md, OUT/results.json, "
+        "OUT/runs.json and OUT/figures/. Without names or --all it lists the experiments "
+        "with the time their quick profile took.",
     )
-    repro.add_argument("experiments", nargs="*", help="default: every experiment")
+    repro.add_argument(
+        "experiments", nargs="*", help="the experiments to run (none: --all, or a list of them)"
+    )
+    repro.add_argument("--all", action="store_true", help="every experiment")
     repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
     repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     repro.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
@@ -159,4 +179,74 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     _add_seeds(rep)
     rep.set_defaults(handler=commands.run_report)
+    _add_pair_commands(subcommands)
     return parser
+
+
+PAIRS_FORMAT = (
+    "one pair a line, source<TAB>target, tokens separated by single spaces, UTF-8; "
+    "blank lines only at the end"
+)
+
+
+def _add_pair_commands(subcommands: Any) -> None:
+    """``fit``, ``decode`` and ``score``: a model on your own pairs."""
+    fit = subcommands.add_parser(
+        "fit",
+        help="train a model on your own pairs file",
+        description="Train a registered model that reads tokens on PAIRS ("
+        + PAIRS_FORMAT
+        + "), with a progress bar, a checkpoint (--resume continues an interrupted run) "
+        "and the run in OUT/store.sqlite; then save it in OUT (model.safetensors and "
+        "model.json: the weights, and the model, its options and vocabularies). The "
+        "vocabularies are the file's tokens, sorted. `memrnn decode OUT` and `memrnn "
+        "score OUT` use it; from Python, memrnn.models.load_model(OUT).",
+    )
+    fit.add_argument("pairs", type=Path, help="the training pairs")
+    fit.add_argument(
+        "--model", default="stack_lstm", help="a registered model that reads tokens "
+        "(default: stack_lstm)"
+    )  # fmt: skip
+    fit.add_argument("--out", type=Path, required=True, help="the run folder")
+    fit.add_argument("--steps", type=_count, help="optimiser steps (default: 1000)")
+    fit.add_argument("--seed", type=_seed, help="seeds the weights and the batches (default: 0)")
+    fit.add_argument("--valid", type=Path, metavar="FILE", help="pairs to evaluate on")
+    fit.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a build option of the model (hidden_size=64); repeat for several",
+    )
+    fit.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a training setting (batch_size, lr, eval_every, ...); repeat for several",
+    )
+    fit.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    fit.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_tensorboard(fit)
+    fit.set_defaults(handler=pair_commands.run_fit)
+
+    decode = subcommands.add_parser(
+        "decode",
+        help="decode new sources with a model from `memrnn fit`",
+        description="Print the target that greedy decoding gives for each source of "
+        "INPUTS (one source a line, tokens separated by single spaces), one a line.",
+    )
+    decode.add_argument("folder", type=Path, metavar="DIR", help="the folder of `memrnn fit`")
+    decode.add_argument("inputs", type=Path, metavar="INPUTS", help="the sources")
+    decode.set_defaults(handler=pair_commands.run_decode)
+
+    score = subcommands.add_parser(
+        "score",
+        help="score a model from `memrnn fit` on pairs",
+        description="Decode the sources of PAIRS (" + PAIRS_FORMAT + ") greedily and "
+        "print the sequence accuracy (targets decoded exactly), the token accuracy "
+        "(target tokens decoded at their position) and the teacher-forced loss.",
+    )
+    score.add_argument("folder", type=Path, metavar="DIR", help="the folder of `memrnn fit`")
+    score.add_argument("pairs", type=Path, metavar="PAIRS", help="the pairs")
+    score.set_defaults(handler=pair_commands.run_score)

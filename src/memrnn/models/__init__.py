@@ -8,7 +8,8 @@ Here: the controllers that drive the differentiable memories and the transductio
 models built on them (Grefenstette et al. 2015; Trask 2016), the superposition
 Stack-RNN (Joulin and Mikolov 2015), the Fast Weights RNN and its baselines (Ba et al.
 2016), the GRU and deep stack machine networks of Paassen, Schulz, Hammer (2021), and
-the LSTM language model of the Dyck experiments (Hewitt et al. 2020).
+the LSTM language model of the Dyck experiments (Hewitt et al. 2020); ``save_model`` and
+``load_model`` keep a trained one in a folder (safetensors and JSON, no pickle).
 """
 
 from memrnn.models import zoo  # noqa: F401  (registers memrnn's models by name)
@@ -27,6 +28,7 @@ from memrnn.models.registry import (
     register_model,
     registered_model,
 )
+from memrnn.models.saving import SavedModel, load_model, save_model
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
 from memrnn.models.stack_rnn import SuperpositionStackRNN
 from memrnn.models.trace import Trace
@@ -49,12 +51,15 @@ __all__ = [
     "OneHotLSTM",
     "ReadoutRNN",
     "RegisteredModel",
+    "SavedModel",
     "SuperpositionStackRNN",
     "Trace",
     "build_model",
     "build_model_for",
     "core_parameters",
+    "load_model",
     "model_names",
     "register_model",
     "registered_model",
+    "save_model",
 ]

@@ -6,6 +6,8 @@ Grefenstette et al. (2015), the tutorial's reversal (Trask 2016), Dyck-(k,m) nex
 prediction (Hewitt et al. 2020), associative retrieval (Ba et al. 2016) and the nine
 benchmarks of the reservoir stack machine (Paassen, Schulz, Hammer 2021) and the fifteen
 tasks of Delétang et al. (2023) across the Chomsky hierarchy (:mod:`memrnn.tasks.chomsky`).
+``TextPairsTask`` is made from a file of your own pairs (:mod:`memrnn.tasks.text_pairs`),
+not by name.
 """
 
 from memrnn.tasks.base import IGNORE_INDEX, StackTask, Task, TaskBatch
@@ -17,6 +19,7 @@ from memrnn.tasks.registry import make_task, register_task, task_names
 from memrnn.tasks.retrieval_task import RetrievalTask
 from memrnn.tasks.reversal import ReversalBatch, ReversalTask
 from memrnn.tasks.stack_teacher import StackTeacher
+from memrnn.tasks.text_pairs import TextPairsTask
 from memrnn.tasks.transduction import TransductionTask
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "StackTeacher",
     "Task",
     "TaskBatch",
+    "TextPairsTask",
     "TransductionTask",
     "make_task",
     "register_task",

@@ -1,0 +1,119 @@
+"""The commands on your own pairs: ``memrnn fit`` trains a model on a pairs file,
+``memrnn decode`` decodes new sources with it, ``memrnn score`` scores it on pairs."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from memrnn.errors import UserError
+
+# FitConfig fields that have options of their own, or that the data sets
+_NOT_SET = {
+    "model": "--model",
+    "model_options": "--option",
+    "pairs_sha256": "the pairs file",
+    "valid_sha256": "--valid",
+}
+
+
+def _model_options(assignments: list[str]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` as build options: VALUE read as JSON (8, 0.5, true, "x"),
+    else as the text it is."""
+    options: dict[str, Any] = {}
+    for item in assignments:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    return options
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's settings from --steps, --seed and --set, checked by name."""
+    from memrnn.cli.pairs import FitConfig
+    from memrnn.runner.config import with_overrides
+
+    for item in args.set:
+        key = item.partition("=")[0].strip()
+        if key in _NOT_SET:
+            raise UserError(f"--set {key}: given by {_NOT_SET[key]}, not --set")
+    given = {"steps": args.steps, "seed": args.seed}
+    config = with_overrides(
+        FitConfig(**{k: v for k, v in given.items() if v is not None}), args.set
+    )
+    return {
+        f.name: getattr(config, f.name)
+        for f in dataclasses.fields(config)
+        if f.name not in _NOT_SET
+    }
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from memrnn.cli.commands import _writable_folder
+    from memrnn.cli.pairs import fit_into, fit_run
+    from memrnn.cli.progress import progress_bar
+    from memrnn.models.saving import DESCRIPTION, WEIGHTS
+
+    options = _model_options(args.option)
+    experiment, config, spec = fit_run(args.pairs, args.valid, args.model, options, _settings(args))
+    out = _writable_folder(args.out)
+    with progress_bar(config.steps, args.quiet, args.tensorboard) as bar:
+
+        def start() -> None:
+            print(f"{args.model} on {args.pairs}, seed {config.seed}, run {spec.key}")
+            bar.start()
+
+        _, output = fit_into(
+            out, experiment, config, spec, resume=args.resume, on_start=start,
+            on_progress=bar.show,
+        )  # fmt: skip
+    for metric, value in sorted(output.metrics.items()):
+        print(f"  {metric:28s} {value:.6g}")
+    print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
+    print(f"saved the model in {out / DESCRIPTION} and {out / WEIGHTS}")
+    return 0
+
+
+def _pairs_model(folder: Path) -> Any:
+    """The model saved in ``folder``, which must read text pairs."""
+    from memrnn.models.saving import load_model
+    from memrnn.tasks.text_pairs import TextPairsTask
+
+    saved = load_model(folder)
+    if not isinstance(saved.task, TextPairsTask):
+        raise UserError(
+            f"{folder}: its model reads {saved.task!r}, not text pairs; decode and score "
+            "take a model trained by `memrnn fit`"
+        )
+    return saved
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    from memrnn.tasks.text_pairs import read_sources
+    from memrnn.tasks.text_pairs_decoding import decode_tokens
+
+    saved = _pairs_model(args.folder)
+    sources = read_sources(args.inputs)
+    for tokens in decode_tokens(saved.task, saved.model, sources):
+        print(" ".join(tokens))
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from memrnn.tasks.text_pairs import read_pairs
+    from memrnn.tasks.text_pairs_decoding import score_pairs
+
+    saved = _pairs_model(args.folder)
+    pairs = read_pairs(args.pairs)
+    scores = score_pairs(saved.task, saved.model, pairs)
+    print(f"  {'pairs':28s} {len(pairs)}")
+    for metric, value in sorted(scores.items()):
+        print(f"  {metric:28s} {value:.6g}")
+    return 0

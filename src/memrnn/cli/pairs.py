@@ -1,0 +1,260 @@
+"""Training a registered model on your own pairs file, from Python or from ``memrnn fit``.
+
+:func:`train_on_pairs` trains in an output folder the way ``memrnn train`` trains an
+experiment's run: the runner's training loop (seeded; checkpointed, so that
+``resume=True`` continues an interrupted run exactly), the run recorded in the folder's
+results store (``store.sqlite``), and at the end the model saved in the folder
+(``model.safetensors`` and ``model.json``, :mod:`memrnn.models.saving`), which
+``memrnn.models.load_model(folder)``, ``memrnn decode`` and ``memrnn score`` read. It
+lives here, beside the command, because a run folder (its lock, store and checkpoints)
+is the runner's, and this package is the one above the runner.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "pairs.tsv").write_text("a b\\tb a\\nb\\tb\\n")
+>>> saved = train_on_pairs(folder / "pairs.tsv", folder / "run", steps=2, eval_every=0,
+...                        model_options={"hidden_size": 4})
+>>> saved.name, saved.task.source_words
+('stack_lstm', ('a', 'b'))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from memrnn import __version__
+from memrnn.cli.stored import train_into
+from memrnn.errors import UserError
+from memrnn.experiments.base import (
+    Profile,
+    RunContext,
+    RunOutput,
+    RunRecord,
+    RunSpec,
+    TrainedExperiment,
+)
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.tables import Table
+from memrnn.models.registry import build_model_for, model_names
+from memrnn.models.saving import SavedModel, save_model
+from memrnn.runner.train import Progress, check_config
+from memrnn.tasks.base import TaskBatch
+from memrnn.tasks.text_pairs import TextPair, TextPairsTask, read_pairs
+from memrnn.tasks.text_pairs_decoding import score_pairs
+
+EXPERIMENT = "fit"  # the experiment name of these runs in a results store
+PROFILE = "own"  # their profile: the user's own data, not one of an experiment's profiles
+
+
+@dataclass(frozen=True)
+class FitConfig(TrainConfig):
+    """The settings of a run on a pairs file: ``TrainConfig``'s, and
+
+    Attributes:
+        model: a registered model that reads token ids.
+        model_options: its build options, a JSON object (``build_model``'s keywords).
+        eval_size: training pairs each evaluation scores when no validation file is given
+            (drawn afresh each time); with one, every validation pair is scored.
+        pairs_sha256, valid_sha256: the contents of the pairs and validation files, so a
+            run's key changes with its data ("" for no validation file).
+    """
+
+    model: str = "stack_lstm"
+    model_options: str = "{}"
+    eval_size: int = 100
+    pairs_sha256: str = ""
+    valid_sha256: str = ""
+
+    def validate(self) -> None:
+        super().validate()
+        self.require_positive("eval_size")
+        if self.model not in model_names("tokens"):
+            raise UserError(
+                f"model: expected one of the models that read tokens, "
+                f"{', '.join(model_names('tokens'))}; got {self.model!r}"
+            )
+        self.options()
+
+    def options(self) -> dict[str, Any]:
+        """``model_options`` as a dict."""
+        try:
+            options = json.loads(self.model_options)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"model_options: not JSON ({error})") from None
+        if not isinstance(options, dict):
+            raise ValueError(f"model_options: expected a JSON object, got {self.model_options}")
+        return options
+
+
+class PairSteps:
+    """A run on pairs as the training loop drives it: batches drawn from the pairs, the
+    task's loss, and an evaluation by greedy decoding (``score_pairs``)."""
+
+    def __init__(
+        self,
+        task: TextPairsTask,
+        valid: Sequence[TextPair],
+        model: nn.Module,
+        config: FitConfig,
+        device: torch.device,
+    ) -> None:
+        self.task, self.valid, self._model = task, valid, model
+        self.config, self.device = config, device
+
+    @property
+    def model(self) -> nn.Module:
+        return self._model
+
+    def training_batch(self, rng: np.random.Generator) -> TaskBatch:
+        batch = self.task.sample_batch(rng, self.config.batch_size, *self.task.train_lengths)
+        device = self.device
+        return TaskBatch(batch.inputs.to(device), batch.targets.to(device), batch.mask.to(device))
+
+    def loss(self, batch: TaskBatch) -> Tensor:
+        return self.task.loss(self.model(batch.inputs), batch)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        if self.valid:
+            return score_pairs(self.task, self.model, self.valid)
+        drawn = rng.integers(0, len(self.task.pairs), size=self.config.eval_size)
+        return score_pairs(self.task, self.model, [self.task.pairs[i] for i in drawn])
+
+    def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"parameters": sum(p.numel() for p in self.model.parameters())}
+
+
+class FitExperiment(TrainedExperiment[FitConfig]):
+    """One pairs file (and validation file) as an experiment of one run, so that the
+    runner trains it as it trains every run. It is made per file, never registered:
+    it has no profiles and no report."""
+
+    name = EXPERIMENT
+    title = "a registered model trained on a pairs file"
+    reproduces = "nothing: your own data"
+    config_type = FitConfig
+    metrics = ("loss", "sequence_accuracy", "token_accuracy", "train_loss")
+
+    def __init__(self, task: TextPairsTask, valid: Sequence[TextPair] = ()) -> None:
+        self.task, self.valid = task, tuple(valid)
+        for pair in self.valid:  # unknown tokens are named before any training
+            task.encode(pair)
+        self.steps: PairSteps | None = None
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        return []
+
+    def tables(self, records: Sequence[RunRecord]) -> list[Table]:
+        return []
+
+    def build(self, config: FitConfig, context: RunContext) -> PairSteps:
+        model = build_model_for(config.model, self.task, **config.options()).to(context.device)
+        self.steps = PairSteps(self.task, self.valid, model, config, context.device)
+        return self.steps
+
+
+def _sha256(path: str | os.PathLike[str] | None) -> str:
+    return "" if path is None else hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def fit_run(
+    pairs: str | os.PathLike[str],
+    valid: str | os.PathLike[str] | None,
+    model: str,
+    model_options: Mapping[str, Any] | None,
+    settings: Mapping[str, Any],
+) -> tuple[FitExperiment, FitConfig, RunSpec]:
+    """The experiment, checked config and run of training ``model`` on the file
+    ``pairs`` (read here: its errors come before any training)."""
+    experiment = FitExperiment(
+        TextPairsTask.from_file(pairs), read_pairs(valid) if valid is not None else ()
+    )
+    options = json.dumps(dict(model_options or {}), sort_keys=True)
+    data = {
+        "model": model,
+        "model_options": options,
+        "pairs_sha256": _sha256(pairs),
+        "valid_sha256": _sha256(valid),
+    }
+    known = [f.name for f in dataclasses.fields(FitConfig) if f.name not in data]
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise UserError(f"unknown setting {unknown[0]}; the settings are {', '.join(known)}")
+    config = FitConfig(**{**settings, **data})
+    check_config(experiment, config)
+    spec = RunSpec(EXPERIMENT, Path(pairs).name, PROFILE, config.to_dict(), model, "text_pairs")
+    return experiment, config, spec
+
+
+def train_on_pairs(
+    pairs: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    model: str = "stack_lstm",
+    model_options: Mapping[str, Any] | None = None,
+    valid: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    **settings: Any,
+) -> SavedModel:
+    """Train ``model`` on the pairs file ``pairs`` (``source<TAB>target`` a line,
+    :mod:`memrnn.tasks.text_pairs`) in the folder ``out``, save it there and return it.
+
+    Args:
+        pairs: the training pairs.
+        out: the run folder: results store, checkpoint, saved model.
+        model: a registered model that reads token ids (``model_names("tokens")``).
+        model_options: its build options (``hidden_size=...``); the registry's small
+            defaults otherwise.
+        valid: a pairs file to evaluate on (every pair, by greedy decoding); without
+            one, each evaluation scores ``eval_size`` pairs drawn from ``pairs``.
+        resume: continue from the folder's checkpoint of the same run, if there is one.
+        on_progress: called after every step.
+        settings: ``FitConfig`` fields: ``steps``, ``seed``, ``batch_size``, ``lr``, ...
+
+    Returns:
+        The trained model (in eval mode, on the run's device), its task and options.
+
+    Raises:
+        UserError: (a ValueError) a mistake in a file (named with its line), an unknown
+            model or setting, a bad value, a folder another process works in.
+    """
+    experiment, config, spec = fit_run(pairs, valid, model, model_options, settings)
+    trained, _ = fit_into(
+        Path(out), experiment, config, spec, resume=resume, on_progress=on_progress
+    )
+    task = experiment.task
+    return SavedModel(trained, model, config.options(), task, task.options(), __version__)
+
+
+def fit_into(
+    out: Path,
+    experiment: FitExperiment,
+    config: FitConfig,
+    spec: RunSpec,
+    *,
+    resume: bool,
+    on_start: Callable[[], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> tuple[nn.Module, RunOutput]:
+    """Carry out the run ``spec`` of ``fit_run`` in ``out`` (``train_into``), save its
+    model there, and return the model (in eval mode) and the run's output."""
+    output = train_into(
+        out, experiment, spec, config, data=None, resume=resume, on_start=on_start,
+        on_progress=on_progress,
+    )  # fmt: skip
+    if experiment.steps is None:
+        raise RuntimeError("the runner returned without building the run")
+    trained = experiment.steps.model.eval()
+    save_model(out, trained, config.model, config.options(), task=experiment.task)
+    return trained, output
