@@ -43,7 +43,10 @@ class DeepSequenceModel(_TorchEstimator):
     inputs and (T_i, L) targets aligned step by step, ``predict(X)`` one (T_i, L) array
     per input; every sequence starts from the zero state.
 
-    Parameters (stored as given; checked by :meth:`fit`):
+    The parameters are stored as given and checked by :meth:`fit`; the attributes are
+    set by :meth:`fit`.
+
+    Args:
         model: ``"gru"`` (``torch.nn.GRU``, one layer, and a linear readout) or
             ``"srnn"`` (:class:`~memrnn.models.SuperpositionStackRNN` with Suzgun et al.'s
             tanh RNN cell and softmax push/pop gate).
@@ -67,7 +70,7 @@ class DeepSequenceModel(_TorchEstimator):
         progress: None, or ``progress(epoch, loss)`` every 100 epochs and after the last,
             with the mean training loss since the previous call.
 
-    Attributes after :meth:`fit`:
+    Attributes:
         module_: the trained ``torch.nn.Module`` (float32, CPU, in eval mode).
         loss_curve_: (epochs,) the training loss of each epoch's word.
         n_features_in_, n_outputs_: the input width n and the output width L.

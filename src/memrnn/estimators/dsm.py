@@ -117,7 +117,10 @@ class DeepStackMachine(_TorchEstimator):
     outputs y_1 .. y_{T+1}, (T_i + 1, L), by Algorithm 2 with each head's argmax as its
     decision.
 
-    Parameters (stored as given; checked by :meth:`fit`):
+    The parameters are stored as given and checked by :meth:`fit`; the attributes are
+    set by :meth:`fit`.
+
+    Args:
         hidden_size: neurons of the GRU cell (256 in the paper).
         epochs, lr, weight_decay, random_state, threads, progress: as for
             :class:`~memrnn.estimators.DeepSequenceModel`: one teacher-forced word
@@ -131,7 +134,7 @@ class DeepStackMachine(_TorchEstimator):
     0 .. the largest pop count in the training teachers), c_push (NO_PUSH or one of the
     nonterminals) and c_shift, and of c_out's mean output loss.
 
-    Attributes after :meth:`fit`:
+    Attributes:
         module_: the trained ``torch.nn.Module`` (float32, CPU): ``cell``, ``c_pop``,
             ``c_push``, ``c_shift``, ``c_out``.
         nonterminals_: (K, n) the vectors pushed for nonterminal indices 0 .. K-1.

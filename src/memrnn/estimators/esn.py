@@ -23,7 +23,10 @@ from memrnn.validation import RandomState, check_float
 class EchoStateNetwork(ReservoirParams, BaseEstimator):
     """An echo state network: states of a fixed reservoir, read out by ridge regression.
 
-    Parameters (stored as given; checked by :meth:`fit`):
+    The parameters are stored as given and checked by :meth:`fit`; the attributes are
+    set by :meth:`fit`.
+
+    Args:
         reservoir: ``"ldn"`` (Legendre delay network), ``"crj"`` (cycle reservoir with
             jumps) or ``"random"`` (sparse Gaussian).
         n_neurons: the number of neurons m. For ``"ldn"`` with n input channels the
@@ -40,7 +43,7 @@ class EchoStateNetwork(ReservoirParams, BaseEstimator):
         random_state: an int seed, a numpy Generator or None; only the random reservoir
             draws numbers.
 
-    Attributes after :meth:`fit`:
+    Attributes:
         reservoir_: the :class:`~memrnn.reservoir.Reservoir` in use.
         readout_: the fitted ``Ridge``.
         n_features_in_: the input width n.

@@ -2,7 +2,7 @@
 
 Each experiment module keeps a ``PROFILES`` table at its top: profile name -> the grid
 (or grids) of that profile, that is, the values of its axes and the settings that
-change with scale. ``grid_runs`` turns it into the profile's ``RunSpec``s: one run per
+change with scale. ``grid_runs`` turns it into the profile's runs (``RunSpec``): one run per
 point of the product of the axes (the first axis outermost, so seeds, the last axis by
 convention, vary fastest), the point's coordinates as the run's tags.
 """

@@ -211,4 +211,4 @@ class StackTask(Task):
     @property
     @abstractmethod
     def nonterminals(self) -> np.ndarray:
-        """(K, input_size): the vector pushed for each nonterminal index of the actions."""
+        """The vector pushed for each nonterminal index of the actions, (K, input_size)."""

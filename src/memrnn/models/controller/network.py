@@ -219,7 +219,7 @@ class MemoryRNN(nn.Module):
         time step under plain autograd, the literal reference (same numbers, several
         times slower). ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
         (pushes of each end, then pops); by default it is drawn from
-        N(0, ``self.gate_noise``^2) in training mode and absent in evaluation mode.
+        N(0, ``self.gate_noise ** 2``) in training mode and absent in evaluation mode.
         """
         inputs = as_vectors(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape

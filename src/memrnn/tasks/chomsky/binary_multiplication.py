@@ -34,7 +34,7 @@ class BinaryMultiplicationTask(ChomskyTask):
 
     @property
     def alphabet_size(self) -> int:
-        """3: bits 0, 1 and *."""
+        """3: bits 0, 1 and ``*``."""
         return 3
 
     @property

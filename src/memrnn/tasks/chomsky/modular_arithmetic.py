@@ -42,7 +42,7 @@ def evaluate(numbers: np.ndarray, operators: np.ndarray, modulus: int) -> np.nda
 
 @register_task("modular_arithmetic")
 class ModularArithmeticTask(ChomskyTask):
-    """The value mod ``modulus`` of a flat expression of residues and +, -, *.
+    """The value mod ``modulus`` of a flat expression of residues and ``+``, ``-``, ``*``.
 
     Args:
         modulus: m; the paper's 5.

@@ -24,7 +24,7 @@ from memrnn.validation import check_flag, check_int
 
 @register_task("modular_arithmetic_brackets")
 class ModularArithmeticBracketsTask(ChomskyTask):
-    """The value mod ``modulus`` of a random bracketed expression of +, - and *.
+    """The value mod ``modulus`` of a random bracketed expression of ``+``, ``-`` and ``*``.
 
     Args:
         modulus: m; the paper's 5.
