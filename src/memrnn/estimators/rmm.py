@@ -174,7 +174,7 @@ class ReservoirMemoryMachine(RegressorMixin, ReservoirParams, BaseEstimator):
             states = np.zeros((x.shape[0], self.reservoir_.n_neurons))
             for t in range(x.shape[0]):
                 h = self.reservoir_.step(h, x[t])
-                a = int(self.c_.predict(h[None])[0])
+                a = int(self.c_.predict_rows(h[None])[0])
                 if a > 0:
                     if a in memory:
                         h = memory[a]
