@@ -41,16 +41,21 @@ def as_sequences(
         )
     if scipy.sparse.issparse(seqs):
         raise ValueError(f"{name}: sparse input is not supported; pass a dense array")
-    form = sequence_form(seqs)
+    form, array = sequence_form(seqs), _as_array(seqs)
     if form == "batch":
-        seqs = list(seqs)  # type: ignore[call-overload]
+        seqs = list(array)  # type: ignore[arg-type]
     elif form == "series":
-        seqs = [seqs]
+        seqs = [array]
     if not isinstance(seqs, list | tuple):
         raise ValueError(
             f"{name}: expected a list of (T, {what[0]}) arrays, one per sequence, "
             f"a 3-D array or one 2-D series, got {type(seqs).__name__}"
-            + (f" of shape {seqs.shape}" if isinstance(seqs, np.ndarray) else "")
+            + (f" of shape {array.shape}" if array is not None else "")
+            + (
+                " (Reshape your data: .reshape(-1, 1) is one series of one feature)"
+                if array is not None and array.ndim == 1
+                else ""
+            )
         )
     if len(seqs) == 0:
         raise ValueError(f"{name}: expected at least one sequence, got an empty list")
@@ -62,8 +67,10 @@ def as_sequences(
             raise ValueError(f"{label}: Complex data not supported")
         try:
             a = np.asarray(s, dtype=np.float64)
-        except (TypeError, ValueError) as err:
+        except ValueError as err:
             raise ValueError(f"{label}: cannot be read as a float array ({err})") from None
+        except TypeError as err:  # an object that is no number at all (a dict, None)
+            raise TypeError(f"{label}: cannot be read as a float array ({err})") from None
         if a.ndim != 2:
             raise ValueError(
                 f"{label}: expected a 2-D (T, {what[0]}) array, got shape {a.shape}"
@@ -94,12 +101,30 @@ def sequence_form(seqs: object) -> SequenceForm:
     """How ``seqs`` holds its sequences: ``"batch"`` for a 3-D array (N, T, n),
     ``"series"`` for a 2-D array (T, n), one sequence whose rows are time steps, and
     ``"list"`` for anything else (a list of (T_i, n) arrays). A nested Python list is
-    always a list of sequences, never read as one series."""
-    if isinstance(seqs, np.ndarray) and seqs.ndim == 3:
+    always a list of sequences, never read as one series; other array-likes (with
+    ``__array__``) are read as arrays."""
+    array = _as_array(seqs)
+    if array is not None and array.ndim == 3:
         return "batch"
-    if isinstance(seqs, np.ndarray) and seqs.ndim == 2:
+    if array is not None and array.ndim == 2:
         return "series"
     return "list"
+
+
+def _as_array(seqs: object) -> np.ndarray | None:
+    """``seqs`` as an array if it is an array or an array-like other than a list or tuple."""
+    if isinstance(seqs, np.ndarray):
+        return seqs
+    if not isinstance(seqs, list | tuple) and hasattr(seqs, "__array__"):
+        return np.asarray(seqs)
+    return None
+
+
+def as_list(form: SequenceForm, predictions: Predictions) -> list[np.ndarray]:
+    """The per-sequence arrays of predictions that ``shaped_like`` gave in ``form``."""
+    if form == "series":
+        return [np.asarray(predictions)]
+    return list(predictions)
 
 
 def shaped_like(form: SequenceForm, outputs: list[np.ndarray], flat: bool) -> Predictions:
@@ -121,7 +146,7 @@ def aligned_sequences(X: object, Y: object) -> tuple[list[np.ndarray], list[np.n
     X (T, n) may have 1-D targets Y (T,), read as (T, 1) (see ``flat_targets``)."""
     xs = as_sequences("X", X, "features")
     if flat_targets(X, Y):
-        Y = np.asarray(Y)[:, None]
+        Y = np.asarray(Y)[:, None]  # an array-like, flat_targets checked
     ys = as_sequences("Y", Y, "outputs")
     if len(ys) != len(xs):
         raise ValueError(f"Y: has {len(ys)} sequences but X has {len(xs)}")
@@ -133,7 +158,8 @@ def aligned_sequences(X: object, Y: object) -> tuple[list[np.ndarray], list[np.n
 
 def flat_targets(X: object, Y: object) -> bool:
     """Whether Y is the 1-D target array (T,) of one series X (T, n): one output per step."""
-    return sequence_form(X) == "series" and isinstance(Y, np.ndarray) and Y.ndim == 1
+    targets = _as_array(Y)
+    return sequence_form(X) == "series" and targets is not None and targets.ndim == 1
 
 
 def teaching_data(

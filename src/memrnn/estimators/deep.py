@@ -23,6 +23,7 @@ from torch.nn.utils.rnn import pad_sequence
 from memrnn.estimators.base import (
     Predictions,
     aligned_sequences,
+    as_list,
     as_sequences,
     flat_targets,
     sequence_form,
@@ -170,6 +171,9 @@ class DeepSequenceModel(RegressorMixin, _TorchEstimator):
     @overload
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
     def predict(self, X: object) -> Predictions:
         """The outputs (T_i, L) for each input sequence (T_i, n), in the form of X: 0/1
         for bce, raw for mse."""
@@ -181,6 +185,9 @@ class DeepSequenceModel(RegressorMixin, _TorchEstimator):
 
     @overload
     def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    @overload
+    def predict_values(self, X: object) -> Predictions: ...
 
     def predict_values(self, X: object) -> Predictions:
         """The outputs (T_i, L) before the decision, in the form of X: the sigmoid
@@ -194,8 +201,8 @@ class DeepSequenceModel(RegressorMixin, _TorchEstimator):
         over every step of every sequence pooled."""
         if sample_weight is not None:
             raise ValueError("sample_weight: not supported, got an array")
-        xs, ys = aligned_sequences(X, y)
-        predictions = self.predict(xs)
+        predictions = as_list(sequence_form(X), self.predict(X))
+        ys = aligned_sequences(X, y)[1]
         if self.loss == "bce":
             return pooled_accuracy(ys, predictions)
         return pooled_r2(ys, predictions)

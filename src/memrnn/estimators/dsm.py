@@ -24,6 +24,7 @@ from torch.nn.utils.rnn import pad_sequence
 
 from memrnn.estimators.base import (
     Predictions,
+    as_list,
     as_sequences,
     sequence_form,
     shaped_like,
@@ -224,6 +225,9 @@ class DeepStackMachine(_TorchEstimator):
     @overload
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
     def predict(self, X: object) -> Predictions:
         """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2),
         in the form of X.
@@ -241,6 +245,9 @@ class DeepStackMachine(_TorchEstimator):
     @overload
     def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
+    @overload
+    def predict_values(self, X: object) -> Predictions: ...
+
     def predict_values(self, X: object) -> Predictions:
         """The outputs before ``predict``'s decision, in the form of X: the sigmoid
         probabilities for ``output="bce"`` (the plain output whose error Paassen et al.
@@ -253,9 +260,9 @@ class DeepStackMachine(_TorchEstimator):
         teachers y, over every output of every step of every sequence."""
         if sample_weight is not None:
             raise ValueError("sample_weight: not supported, got an array")
-        check_is_fitted(self)
-        xs, teachers, _ = teaching_data(X, y, self.nonterminals_)
-        return negative_mae([np.asarray(t.outputs) for t in teachers], self.predict(xs))
+        predictions = as_list(sequence_form(X), self.predict(X))
+        _, teachers, _ = teaching_data(X, y, self.nonterminals_)
+        return negative_mae([np.asarray(t.outputs) for t in teachers], predictions)
 
     def _outputs(self, X: object) -> list[np.ndarray]:
         check_is_fitted(self)

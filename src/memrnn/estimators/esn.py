@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from memrnn.estimators.base import (
     Predictions,
     aligned_sequences,
+    as_list,
     as_sequences,
     flat_targets,
     sequence_form,
@@ -141,6 +142,9 @@ class EchoStateNetwork(RegressorMixin, ReservoirParams, BaseEstimator):
     @overload
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
     def predict(self, X: object) -> Predictions:
         """The outputs (T_i, L) for each input sequence (T_i, n), each from the zero state,
         in the form of X: a list for a list, (N, T, L) for (N, T, n), (T, L) for (T, n)."""
@@ -158,5 +162,5 @@ class EchoStateNetwork(RegressorMixin, ReservoirParams, BaseEstimator):
         every sequence pooled (averaged over the outputs)."""
         if sample_weight is not None:
             raise ValueError("sample_weight: not supported, got an array")
-        Xs, Ys = aligned_sequences(X, y)
-        return pooled_r2(Ys, list(self.predict(Xs)))
+        predictions = as_list(sequence_form(X), self.predict(X))
+        return pooled_r2(aligned_sequences(X, y)[1], predictions)

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from memrnn.estimators.base import (
     Predictions,
     aligned_sequences,
+    as_list,
     as_sequences,
     sequence_form,
     shaped_like,
@@ -163,6 +164,9 @@ class ReservoirMemoryMachine(RegressorMixin, ReservoirParams, BaseEstimator):
     @overload
     def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
     def predict(self, X: object) -> Predictions:
         """The outputs (T_i, L) of Algorithm 3 for each input sequence, in the form of X."""
         check_is_fitted(self)
@@ -189,5 +193,5 @@ class ReservoirMemoryMachine(RegressorMixin, ReservoirParams, BaseEstimator):
         every sequence pooled (averaged over the outputs)."""
         if sample_weight is not None:
             raise ValueError("sample_weight: not supported, got an array")
-        xs, ys = aligned_sequences(X, y)
-        return pooled_r2(ys, self.predict(xs))
+        predictions = as_list(sequence_form(X), self.predict(X))
+        return pooled_r2(aligned_sequences(X, y)[1], predictions)

@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from memrnn.estimators.base import (
     Predictions,
+    as_list,
     as_sequences,
     sequence_form,
     shaped_like,
@@ -265,6 +266,9 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
     @overload
     def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]: ...
 
+    @overload
+    def predict(self, X: object, *, reencode: bool = False) -> Predictions: ...
+
     def predict(self, X: object, *, reencode: bool = False) -> Predictions:
         """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2),
         in the form of X.
@@ -319,6 +323,6 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         teachers y, over every output of every step of every sequence."""
         if sample_weight is not None:
             raise ValueError("sample_weight: not supported, got an array")
-        check_is_fitted(self)
-        xs, teachers, _ = teaching_data(X, y, self.nonterminals_)
-        return negative_mae([np.asarray(t.outputs) for t in teachers], self.predict(xs))
+        predictions = as_list(sequence_form(X), self.predict(X))
+        _, teachers, _ = teaching_data(X, y, self.nonterminals_)
+        return negative_mae([np.asarray(t.outputs) for t in teachers], predictions)
