@@ -129,14 +129,14 @@ def test_estimator_contract() -> None:
     assert model.n_features_in_ == 2 and model.n_outputs_ == 1
     (srnn,) = [m for m in model.module_.modules() if isinstance(m, SuperpositionStackRNN)]
     assert srnn.stack_depth == 9
-    with pytest.raises(ValueError, match=r"X\[0\]: has 3 features but the fitted model has 2"):
+    with pytest.raises(ValueError, match=r"X\[0\] has 3 features, but \w+ is expecting 2"):
         model.predict([np.ones((4, 3))])
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"X": np.ones((3, 2))}, r"X: expected a list of \(T, f\) arrays"),
+        ({"X": np.ones(3)}, r"X: expected a list of \(T, f\) arrays"),
         ({"X": [np.ones(3)]}, r"X\[0\]: expected a 2-D"),
         ({"Y": []}, r"Y: expected at least one sequence"),
         ({"Y": [np.zeros((5, 1)), np.zeros((5, 1))]}, r"Y: has 2 sequences but X has 1"),

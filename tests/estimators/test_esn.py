@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import Ridge
 
 from memrnn.estimators import EchoStateNetwork
-from memrnn.reservoir import Reservoir, ldn_reservoir
+from memrnn.reservoir import Reservoir, ldn_reservoir, random_reservoir
 
 
 def _delay_data(n_seq: int, seed: int, n: int = 2, T: int = 100) -> tuple[list, list]:
@@ -185,10 +186,10 @@ def test_fit_rejects_bad_sequences(spoil: object, message: str) -> None:
         EchoStateNetwork("ldn", n_neurons=4).fit(X, Y)
 
 
-def test_fit_rejects_a_bare_array_and_an_empty_list() -> None:
+def test_fit_rejects_a_1d_array_and_an_empty_list() -> None:
     X, Y = _good()
     with pytest.raises(ValueError, match=re.escape("X: expected a list of (T, f) arrays")):
-        EchoStateNetwork().fit(X[0], Y)
+        EchoStateNetwork().fit(X[0][:, 0], Y)
     with pytest.raises(ValueError, match=re.escape("X: expected at least one sequence")):
         EchoStateNetwork().fit([], [])
 
@@ -197,7 +198,8 @@ def test_predict_rejects_a_different_width() -> None:
     X, Y = _good()
     esn = EchoStateNetwork("ldn", n_neurons=4).fit(X, Y)
     with pytest.raises(
-        ValueError, match=re.escape("X[1]: has 3 features but the fitted network has 2")
+        ValueError,
+        match=re.escape("X[1] has 3 features, but EchoStateNetwork is expecting 2 features"),
     ):
         esn.predict([np.zeros((3, 2)), np.zeros((3, 3))])
 
@@ -227,3 +229,73 @@ def test_fit_rejects_bad_hyperparameters(params: dict[str, object], message: str
     X, Y = _good()
     with pytest.raises(ValueError, match=re.escape(message)):
         EchoStateNetwork(**params).fit(X, Y)
+
+
+# --------------------------------------------------------------------------------------
+# leak rate, bias and warm-up (reservoirpy's lr, bias and warmup)
+
+
+def _data(seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    X = [rng.uniform(-1, 1, (T, 2)) for T in (30, 17, 25)]
+    Y = [rng.normal(size=(len(x), 3)) for x in X]
+    return X, Y
+
+
+def _literal_states(U: np.ndarray, W: np.ndarray, x: np.ndarray, a: float, b: float) -> list:
+    h, out = np.zeros(W.shape[0]), []
+    for t in range(len(x)):
+        h = (1 - a) * h + a * np.tanh(U @ x[t] + W @ h + b)
+        out.append(h)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("leak_rate", "bias", "warmup"), [(0.3, 0.0, 0), (1.0, 0.4, 0), (0.6, -0.2, 5)]
+)
+def test_leak_bias_and_warmup_match_a_literal_esn(
+    leak_rate: float, bias: float, warmup: int
+) -> None:
+    X, Y = _data(0)
+    esn = EchoStateNetwork(
+        "random", 20, leak_rate=leak_rate, bias=bias, warmup=warmup, random_state=3
+    ).fit(X, Y)
+    plain = random_reservoir(2, 20, random_state=3)
+    states = [np.array(_literal_states(plain.U, plain.W, x, leak_rate, bias)) for x in X]
+    rows = np.vstack([h[warmup:] for h in states])
+    readout = Ridge(alpha=1e-5).fit(rows, np.vstack([y[warmup:] for y in Y]))
+    for h, predicted in zip(states, esn.predict(X), strict=True):
+        assert predicted.shape == (len(h), 3)  # the warm-up steps are still predicted
+        np.testing.assert_allclose(predicted, readout.predict(h), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("reservoir", ["ldn", "crj", "random"])
+def test_the_defaults_are_the_plain_esn_bit_for_bit(reservoir: str) -> None:
+    X, Y = _data(1)
+    esn = EchoStateNetwork(reservoir, 16, random_state=0).fit(X, Y)
+    plain = EchoStateNetwork(reservoir, 16, random_state=0)._build_reservoir(2)
+    H = np.concatenate([plain.states(x) for x in X])  # the ESN as it was before the three
+    readout = Ridge(alpha=1e-5).fit(H, np.concatenate(Y))
+    np.testing.assert_array_equal(np.concatenate(esn.predict(X)), readout.predict(H))
+
+
+def test_a_warmup_longer_than_every_sequence_is_named() -> None:
+    X, Y = _data(2)
+    with pytest.raises(ValueError, match=re.escape("warmup: 30 steps leave nothing to fit")):
+        EchoStateNetwork("ldn", 8, warmup=30).fit(X, Y)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"leak_rate": 0.0}, "leak_rate: expected a finite number in (0, 1], got 0.0"),
+        ({"leak_rate": 1.01}, "leak_rate: expected a finite number in (0, 1]"),
+        ({"bias": float("inf")}, "bias: expected a finite number"),
+        ({"warmup": -1}, "warmup: expected an int >= 0, got -1"),
+        ({"warmup": 1.5}, "warmup: expected an int >= 0, got 1.5"),
+    ],
+)
+def test_a_bad_leak_rate_bias_or_warmup_is_named(params: dict[str, object], message: str) -> None:
+    X, Y = _data(3)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        EchoStateNetwork("ldn", 8, **params).fit(X, Y)  # type: ignore[arg-type]

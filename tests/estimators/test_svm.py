@@ -109,6 +109,8 @@ def test_shared_kernel_refuses_different_widths() -> None:
         ({"gamma_factor": float("inf")}, "gamma_factor: expected a finite number > 0, got inf"),
     ],
 )
-def test_bad_settings_are_named(params: dict[str, float], message: str) -> None:
+def test_bad_settings_are_named_at_fit(params: dict[str, float], message: str) -> None:
+    classifier = RBFClassifier(**params)  # stored as given, as scikit-learn asks
+    assert classifier.get_params() == {"C": 1.0, "gamma_factor": 1.0} | params
     with pytest.raises(ValueError, match=re.escape(message)):
-        RBFClassifier(**params)
+        classifier.fit(np.eye(2), [0, 1])

@@ -207,6 +207,23 @@ def test_ldn_discrete_matches_scipy_zero_order_hold(degree: int, theta: float, d
     )
 
 
+@pytest.mark.parametrize(
+    ("degree", "theta", "dt"), [(1, 1.0, 1.0), (8, 4.0, 1.0), (32, 20.0, 0.5), (256, 20.0, 1.0)]
+)
+def test_ldn_discrete_is_van_loans_block_exponential_bit_for_bit(
+    degree: int, theta: float, dt: float
+) -> None:
+    # the literal method memrnn computed before it called scipy: one expm of [[A, B], [0, 0]] dt
+    A, B = ldn_continuous(degree, theta)
+    block = np.zeros((degree + 1, degree + 1))
+    block[:degree, :degree] = A * dt
+    block[:degree, degree:] = B * dt
+    E = expm(block)
+    Ad, Bd = ldn_discrete(degree, theta, dt)
+    np.testing.assert_array_equal(Ad, E[:degree, :degree])
+    np.testing.assert_array_equal(Bd, E[:degree, degree:])
+
+
 def test_ldn_reservoir_is_one_block_per_channel() -> None:
     Ad, Bd = ldn_discrete(3, 5.0)
     r = ldn_reservoir(2, 3, 5.0)

@@ -14,16 +14,18 @@ from memrnn.reservoir import Reservoir, crj_reservoir, ldn_reservoir, random_res
 
 
 def _literal_states(r: Reservoir, X: np.ndarray, h0: np.ndarray) -> np.ndarray:
+    # h_t = (1 - a) h_{t-1} + a sigma(U x_t + W h_{t-1} + b), neuron by neuron
     sigma = np.tanh if r.activation == "tanh" else (lambda a: a)
     h = h0.copy()
     out = []
     for t in range(X.shape[0]):
-        a = np.zeros(r.n_neurons)
+        new = np.zeros(r.n_neurons)
         for i in range(r.n_neurons):
-            a[i] = sum(r.U[i, j] * X[t, j] for j in range(r.n_inputs)) + sum(
+            a = sum(r.U[i, j] * X[t, j] for j in range(r.n_inputs)) + sum(
                 r.W[i, k] * h[k] for k in range(r.n_neurons)
             )
-        h = sigma(a)
+            new[i] = (1 - r.leak_rate) * h[i] + r.leak_rate * sigma(a + r.bias)
+        h = new
         out.append(h)
     return np.array(out)
 
@@ -50,6 +52,45 @@ def test_states_equal_a_literal_loop(make: object) -> None:
     np.testing.assert_allclose(r.states(X, h0), _literal_states(r, X, h0), atol=1e-12)
     # step is the same map
     np.testing.assert_allclose(r.step(H[4], X[5]), H[5], atol=1e-12)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "identity"])
+@pytest.mark.parametrize(("leak_rate", "bias"), [(0.3, 0.0), (1.0, -0.7), (0.05, 0.25)])
+def test_leaky_biased_states_equal_a_literal_loop(
+    activation: str, leak_rate: float, bias: float
+) -> None:
+    rng = np.random.default_rng(1)
+    U, W = rng.normal(size=(6, 2)), 0.3 * rng.normal(size=(6, 6))
+    r = Reservoir(U, W, activation, leak_rate=leak_rate, bias=bias)  # type: ignore[arg-type]
+    X, h0 = rng.uniform(-1, 1, (9, 2)), rng.uniform(-0.5, 0.5, 6)
+    expected = _literal_states(r, X, h0)
+    np.testing.assert_allclose(r.states(X, h0), expected, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(r.step(expected[3], X[4]), expected[4], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(r.step_batch(expected[:-1], X[1:]), expected[1:], atol=1e-13)
+
+
+def test_no_leak_and_no_bias_are_the_plain_reservoir_bit_for_bit() -> None:
+    rng = np.random.default_rng(2)
+    U, W = rng.normal(size=(6, 2)), 0.3 * rng.normal(size=(6, 6))
+    X = rng.uniform(-1, 1, (20, 2))
+    h, plain = np.zeros(6), []
+    for drive in X @ U.T:  # the formula memrnn computed before the leak and the bias
+        h = np.tanh(drive + W @ h)
+        plain.append(h)
+    np.testing.assert_array_equal(Reservoir(U, W, "tanh").states(X), np.array(plain))
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"leak_rate": 0.0}, "leak_rate: expected a finite number in (0, 1], got 0.0"),
+        ({"leak_rate": 1.5}, "leak_rate: expected a finite number in (0, 1], got 1.5"),
+        ({"bias": np.nan}, "bias: expected a"),
+    ],
+)
+def test_reservoir_rejects_a_bad_leak_rate_or_bias(setting: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Reservoir(np.ones((2, 1)), np.zeros((2, 2)), **setting)  # type: ignore[arg-type]
 
 
 def test_reservoir_arrays_are_private_read_only_copies() -> None:

@@ -10,14 +10,31 @@ the sequence interface of ``EchoStateNetwork``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 import torch
+from sklearn.base import RegressorMixin
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pad_sequence
 
-from memrnn.estimators.base import aligned_sequences, as_sequences
+from memrnn.estimators.base import (
+    Predictions,
+    aligned_sequences,
+    as_list,
+    as_sequences,
+    flat_targets,
+    sequence_form,
+    shaped_like,
+)
+from memrnn.estimators.conventions import (
+    AnyRandomState,
+    pooled_accuracy,
+    pooled_r2,
+    sequence_regressor_tags,
+)
 from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
@@ -36,7 +53,7 @@ from memrnn.validation import check_choice, check_int
 _MODELS = ("gru", "srnn")
 
 
-class DeepSequenceModel(_TorchEstimator):
+class DeepSequenceModel(RegressorMixin, _TorchEstimator):
     """A GRU or a stack RNN trained by Adam, one word per epoch (the paper's protocol).
 
     The sequence interface of ``EchoStateNetwork``: ``fit(X, Y)`` on lists of (T_i, n)
@@ -60,15 +77,21 @@ class DeepSequenceModel(_TorchEstimator):
         stack_width, stack_depth: the SRNN's stack, rows of ``stack_width`` values and
             ``stack_depth`` rows; the defaults 5 and 104 are those of Suzgun et al.'s
             reference implementation (``memory_dim``, ``memory_size``). Unused for GRU.
-        random_state: an int seed for the initial weights and the word draws, or None
-            for fresh entropy. Torch's global generator is forked, so the caller's random
-            stream is left as it was.
+        random_state: an int seed for the initial weights and the word draws, a numpy
+            Generator or RandomState to draw that seed from, or None for fresh entropy.
+            Torch's global generator is forked, so the caller's random stream is left as
+            it was.
         threads: torch's intra-op threads during ``fit`` and ``predict`` (the setting is
             process-wide, restored afterwards); None leaves it alone. One word per step
             is too little work to share: 1 thread was as fast as 2 at hidden 256, and
             much faster on a machine whose other core is busy.
         progress: None, or ``progress(epoch, loss)`` every 100 epochs and after the last,
             with the mean training loss since the previous call.
+
+    Inputs are a list of (T_i, n) arrays, a 3-D array or one 2-D series (see
+    ``memrnn.estimators.base``); ``predict`` answers in the same form. ``score`` is the
+    share of 0/1 outputs predicted right over every step of every sequence for
+    ``loss="bce"``, R^2 over every step pooled (averaged over the outputs) for ``"mse"``.
 
     Attributes:
         module_: the trained ``torch.nn.Module`` (float32, CPU, in eval mode).
@@ -94,13 +117,18 @@ class DeepSequenceModel(_TorchEstimator):
         loss: str = "bce",
         stack_width: int = 5,
         stack_depth: int = 104,
-        random_state: int | None = None,
+        random_state: AnyRandomState = None,
         threads: int | None = None,
         progress: ProgressCallback | None = None,
     ) -> None:
         self._store_params(locals())
 
-    def fit(self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> DeepSequenceModel:
+    def __sklearn_tags__(self) -> Tags:
+        tags = sequence_regressor_tags(super().__sklearn_tags__())
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    def fit(self, X: object, Y: object) -> DeepSequenceModel:
         """Train on the sequences for ``epochs`` single-word Adam steps; returns self.
 
         Args:
@@ -137,21 +165,55 @@ class DeepSequenceModel(_TorchEstimator):
         self.module_ = module
         self.n_features_in_ = n
         self.n_outputs_ = n_out
+        self._flat = flat_targets(X, Y)
         return self
 
-    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The outputs (T_i, L) for each input sequence (T_i, n): 0/1 for bce, raw for mse."""
-        return [decide_outputs(self.loss, y) for y in self._outputs(X)]
+    @overload
+    def predict(self, X: np.ndarray) -> np.ndarray: ...
 
-    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The outputs (T_i, L) before the decision: the sigmoid probabilities for bce (the
-        plain output whose error Paassen et al. report), the raw values for mse."""
-        return [output_values(self.loss, y) for y in self._outputs(X)]
+    @overload
+    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
 
-    def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
+    def predict(self, X: object) -> Predictions:
+        """The outputs (T_i, L) for each input sequence (T_i, n), in the form of X: 0/1
+        for bce, raw for mse."""
+        outputs = [decide_outputs(self.loss, y) for y in self._outputs(X)]
+        return shaped_like(sequence_form(X), outputs, self._flat)
+
+    @overload
+    def predict_values(self, X: np.ndarray) -> np.ndarray: ...
+
+    @overload
+    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    @overload
+    def predict_values(self, X: object) -> Predictions: ...
+
+    def predict_values(self, X: object) -> Predictions:
+        """The outputs (T_i, L) before the decision, in the form of X: the sigmoid
+        probabilities for bce (the plain output whose error Paassen et al. report), the
+        raw values for mse."""
+        outputs = [output_values(self.loss, y) for y in self._outputs(X)]
+        return shaped_like(sequence_form(X), outputs, self._flat)
+
+    def score(self, X: object, y: object, sample_weight: None = None) -> float:
+        """The share of 0/1 outputs predicted right (``loss="bce"``) or R^2 (``"mse"``),
+        over every step of every sequence pooled."""
+        if sample_weight is not None:
+            raise ValueError("sample_weight: not supported, got an array")
+        predictions = as_list(sequence_form(X), self.predict(X))
+        ys = aligned_sequences(X, y)[1]
+        if self.loss == "bce":
+            return pooled_accuracy(ys, predictions)
+        return pooled_r2(ys, predictions)
+
+    def _outputs(self, X: object) -> list[np.ndarray]:
         """The network's outputs (T_i, L): logits for bce, raw values for mse."""
         check_is_fitted(self)
-        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted model")
+        xs = as_sequences("X", X, "features", self.n_features_in_, type(self).__name__)
         check_float32("X", xs)
         # the networks are causal: zeros padded after a sequence leave its outputs alone
         batch = pad_sequence(

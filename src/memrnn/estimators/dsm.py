@@ -13,14 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import torch
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pad_sequence
 
-from memrnn.estimators.base import as_sequences, teaching_data
+from memrnn.estimators.base import (
+    Predictions,
+    as_list,
+    as_sequences,
+    sequence_form,
+    shaped_like,
+    teaching_data,
+)
+from memrnn.estimators.conventions import AnyRandomState, negative_mae, stack_machine_tags
 from memrnn.estimators.torch_estimator import (
     ProgressCallback,
     _TorchEstimator,
@@ -134,6 +144,11 @@ class DeepStackMachine(_TorchEstimator):
     0 .. the largest pop count in the training teachers), c_push (NO_PUSH or one of the
     nonterminals) and c_shift, and of c_out's mean output loss.
 
+    Inputs are a list of (T_i, n) arrays, a 3-D array or one 2-D series (see
+    ``memrnn.estimators.base``); ``predict`` answers in the same form. ``score`` is minus
+    the mean absolute error of ``predict`` against the teachers' outputs, over every
+    output of every step.
+
     Attributes:
         module_: the trained ``torch.nn.Module`` (float32, CPU): ``cell``, ``c_pop``,
             ``c_push``, ``c_shift``, ``c_out``.
@@ -151,14 +166,19 @@ class DeepStackMachine(_TorchEstimator):
         weight_decay: float = 1e-8,
         output: str = "bce",
         max_actions: int = 100,
-        random_state: int | None = None,
+        random_state: AnyRandomState = None,
         threads: int | None = None,
         progress: ProgressCallback | None = None,
     ) -> None:
         self._store_params(locals())
 
+    def __sklearn_tags__(self) -> Tags:
+        tags = stack_machine_tags(super().__sklearn_tags__())
+        tags.non_deterministic = self.random_state is None
+        return tags
+
     def fit(
-        self, X: Sequence[np.ndarray], y: Sequence[StackTeacher], *, nonterminals: np.ndarray
+        self, X: object, y: Sequence[StackTeacher], *, nonterminals: np.ndarray
     ) -> DeepStackMachine:
         """Train the cell and the heads by teacher forcing, one word per epoch; returns self.
 
@@ -202,24 +222,54 @@ class DeepStackMachine(_TorchEstimator):
         self.n_outputs_ = n_out
         return self
 
-    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2).
+    @overload
+    def predict(self, X: np.ndarray) -> np.ndarray: ...
+
+    @overload
+    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
+    def predict(self, X: object) -> Predictions:
+        """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2),
+        in the form of X.
 
         The sequences run in lockstep so that each head and each cell step is batched
         over them; each sequence still follows Algorithm 2 on its own. Outputs are 0/1
         for ``output="bce"`` and raw for ``"mse"``.
         """
-        return [decide_outputs(self.output, r) for r in self._outputs(X)]
+        outputs = [decide_outputs(self.output, r) for r in self._outputs(X)]
+        return shaped_like(sequence_form(X), outputs, flat=False)
 
-    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The outputs before ``predict``'s decision: the sigmoid probabilities for
-        ``output="bce"`` (the plain output whose error Paassen et al. report), the raw
-        values for ``"mse"``."""
-        return [output_values(self.output, r) for r in self._outputs(X)]
+    @overload
+    def predict_values(self, X: np.ndarray) -> np.ndarray: ...
 
-    def _outputs(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
+    @overload
+    def predict_values(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    @overload
+    def predict_values(self, X: object) -> Predictions: ...
+
+    def predict_values(self, X: object) -> Predictions:
+        """The outputs before ``predict``'s decision, in the form of X: the sigmoid
+        probabilities for ``output="bce"`` (the plain output whose error Paassen et al.
+        report), the raw values for ``"mse"``."""
+        outputs = [output_values(self.output, r) for r in self._outputs(X)]
+        return shaped_like(sequence_form(X), outputs, flat=False)
+
+    def score(self, X: object, y: Sequence[StackTeacher], sample_weight: None = None) -> float:
+        """Minus the mean absolute error of the outputs for X against the outputs of the
+        teachers y, over every output of every step of every sequence."""
+        if sample_weight is not None:
+            raise ValueError("sample_weight: not supported, got an array")
+        predictions = as_list(sequence_form(X), self.predict(X))
+        _, teachers, _ = teaching_data(X, y, self.nonterminals_)
+        return negative_mae([np.asarray(t.outputs) for t in teachers], predictions)
+
+    def _outputs(self, X: object) -> list[np.ndarray]:
         check_is_fitted(self)
-        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        xs = as_sequences("X", X, "features", self.n_features_in_, type(self).__name__)
         check_float32("X", xs)
         end = np.zeros((1, self.n_features_in_))
         words = [torch.as_tensor(np.vstack([x, end]), dtype=torch.float32) for x in xs]

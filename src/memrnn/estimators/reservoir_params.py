@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from memrnn.estimators.base import store_params
+from memrnn.estimators.conventions import AnyRandomState, as_generator
 from memrnn.reservoir.constructions import crj_reservoir, ldn_reservoir, random_reservoir
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.validation import (
-    RandomState,
-    check_choice,
-    check_float,
-    check_int,
-    check_random_state,
-)
+from memrnn.validation import check_choice, check_float, check_int, check_random_state
 
 _KINDS = ("ldn", "crj", "random")
 
@@ -36,7 +33,7 @@ class ReservoirParams:
     degree: int | None
     theta: float
     dt: float
-    random_state: RandomState
+    random_state: AnyRandomState
 
     _store_params = store_params
 
@@ -56,7 +53,8 @@ class ReservoirParams:
             check_int("degree", self.degree, 1)
         check_float("theta", self.theta, above=0)
         check_float("dt", self.dt, above=0)
-        check_random_state("random_state", self.random_state)
+        if not isinstance(self.random_state, np.random.RandomState):  # drawn from once, later
+            check_random_state("random_state", self.random_state)
 
     def _build_reservoir(self, n_inputs: int) -> Reservoir:
         self._check_reservoir_params()
@@ -67,7 +65,7 @@ class ReservoirParams:
                 spectral_radius=self.spectral_radius,
                 sparsity=self.sparsity,
                 input_scaling=self.input_scaling,
-                random_state=self.random_state,
+                random_state=as_generator("random_state", self.random_state),
             )
         if self.reservoir == "crj":
             return crj_reservoir(

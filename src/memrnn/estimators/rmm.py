@@ -14,17 +14,27 @@ states the teacher's memory produced.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import Ridge
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 
-from memrnn.estimators.base import as_sequences
+from memrnn.estimators.base import (
+    Predictions,
+    aligned_sequences,
+    as_list,
+    as_sequences,
+    sequence_form,
+    shaped_like,
+)
+from memrnn.estimators.conventions import AnyRandomState, pooled_r2, sequence_regressor_tags
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import fit_classifier
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.validation import RandomState, check_float, check_int
+from memrnn.validation import check_float, check_int
 
 
 def memory_states(
@@ -58,7 +68,7 @@ def _check_addresses(i: int, addresses: object, rows: int) -> None:
         raise ValueError(f"addresses[{i}]: {a[t]} at step {t} is outside 0 .. {rows}")
 
 
-class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
+class ReservoirMemoryMachine(RegressorMixin, ReservoirParams, BaseEstimator):
     """Reservoir memory machine: an ESN that can write states to K rows and recall them.
 
     The reservoir hyperparameters are those of ``EchoStateNetwork``.
@@ -67,6 +77,12 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         rows: K, the number of memory rows (addresses 1 .. K).
         C: regularisation of the SVM that names addresses.
         alpha: regularisation of the ridge output.
+        random_state: an int seed, a numpy Generator, a numpy RandomState or None; only
+            the random reservoir draws numbers.
+
+    Inputs are a list of (T_i, n) arrays, a 3-D array or one 2-D series (see
+    ``memrnn.estimators.base``); ``predict`` answers in the same form. ``score`` is R^2
+    over every time step of every sequence pooled (averaged over the outputs).
     """
 
     def __init__(
@@ -87,16 +103,15 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         rows: int = 1,
         C: float = 100.0,
         alpha: float = 1e-5,
-        random_state: RandomState = None,
+        random_state: AnyRandomState = None,
     ) -> None:
         self._store_params(locals())
 
+    def __sklearn_tags__(self) -> Tags:
+        return sequence_regressor_tags(super().__sklearn_tags__())
+
     def fit(
-        self,
-        X: Sequence[np.ndarray],
-        Y: Sequence[np.ndarray],
-        *,
-        addresses: Sequence[Sequence[int]],
+        self, X: object, Y: object, *, addresses: Sequence[Sequence[int]]
     ) -> ReservoirMemoryMachine:
         """Fit c on the teacher's addresses and g on the outputs; returns self.
 
@@ -107,6 +122,8 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         """
         xs = as_sequences("X", X, "features")
         ys = as_sequences("Y", Y, "outputs")
+        if sequence_form(X) == "series" and isinstance(addresses, np.ndarray):
+            addresses = [addresses]  # one series, its addresses one 1-D array
         rows = check_int("rows", self.rows, 1)
         C = check_float("C", self.C, above=0)
         alpha = check_float("alpha", self.alpha, 0)
@@ -141,10 +158,19 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
         self.g_ = Ridge(alpha=alpha).fit(np.concatenate(states), np.concatenate(ys))
         return self
 
-    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The outputs (T_i, L) of Algorithm 3 for each input sequence."""
+    @overload
+    def predict(self, X: np.ndarray) -> np.ndarray: ...
+
+    @overload
+    def predict(self, X: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    @overload
+    def predict(self, X: object) -> Predictions: ...
+
+    def predict(self, X: object) -> Predictions:
+        """The outputs (T_i, L) of Algorithm 3 for each input sequence, in the form of X."""
         check_is_fitted(self)
-        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        xs = as_sequences("X", X, "features", self.n_features_in_, type(self).__name__)
         outputs = []
         for x in xs:
             memory: dict[int, np.ndarray] = {}
@@ -152,7 +178,7 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
             states = np.zeros((x.shape[0], self.reservoir_.n_neurons))
             for t in range(x.shape[0]):
                 h = self.reservoir_.step(h, x[t])
-                a = int(self.c_.predict(h[None])[0])
+                a = int(self.c_.predict_rows(h[None])[0])
                 if a > 0:
                     if a in memory:
                         h = memory[a]
@@ -160,4 +186,12 @@ class ReservoirMemoryMachine(ReservoirParams, BaseEstimator):
                         memory[a] = h
                 states[t] = h
             outputs.append(np.asarray(self.g_.predict(states)).reshape(len(x), self.n_outputs_))
-        return outputs
+        return shaped_like(sequence_form(X), outputs, flat=False)
+
+    def score(self, X: object, y: object, sample_weight: None = None) -> float:
+        """R^2 of the predictions for X against the targets y, over every time step of
+        every sequence pooled (averaged over the outputs)."""
+        if sample_weight is not None:
+            raise ValueError("sample_weight: not supported, got an array")
+        predictions = as_list(sequence_form(X), self.predict(X))
+        return pooled_r2(aligned_sequences(X, y)[1], predictions)

@@ -24,19 +24,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, overload
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 
-from memrnn.estimators.base import as_sequences, teaching_data
+from memrnn.estimators.base import (
+    Predictions,
+    as_list,
+    as_sequences,
+    sequence_form,
+    shaped_like,
+    teaching_data,
+)
+from memrnn.estimators.conventions import AnyRandomState, negative_mae, stack_machine_tags
 from memrnn.estimators.reservoir_params import ReservoirParams
 from memrnn.estimators.svm import SharedKernel, fit_classifiers
 from memrnn.reservoir.reservoirs import Reservoir
 from memrnn.tasks.stack_teacher import NO_PUSH, StackTeacher
-from memrnn.validation import RandomState, check_choice, check_flag, check_float, check_int
+from memrnn.validation import check_choice, check_flag, check_float, check_int
 
 
 class _Stack(Protocol):
@@ -163,6 +172,13 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         alpha: ridge regularisation when ``output="ridge"``.
         max_actions: the most pop/push iterations per step before prediction stops
             trusting the classifiers (they could otherwise loop).
+        random_state: an int seed, a numpy Generator, a numpy RandomState or None; only
+            the random reservoir draws numbers.
+
+    Inputs are a list of (T_i, n) arrays, a 3-D array or one 2-D series (see
+    ``memrnn.estimators.base``); ``predict`` answers in the same form. ``score`` is minus
+    the mean absolute error of ``predict`` against the teachers' outputs, over every
+    output of every step (the paper reports the error).
     """
 
     def __init__(
@@ -185,13 +201,16 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         output: str = "svm",
         alpha: float = 1e-3,
         max_actions: int = 100,
-        random_state: RandomState = None,
+        random_state: AnyRandomState = None,
     ) -> None:
         self._store_params(locals())
 
+    def __sklearn_tags__(self) -> Tags:
+        return stack_machine_tags(super().__sklearn_tags__())
+
     def fit(
         self,
-        X: Sequence[np.ndarray],
+        X: object,
         y: Sequence[StackTeacher],
         *,
         nonterminals: np.ndarray,
@@ -241,8 +260,18 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         self._action_kernel = SharedKernel([self.c_pop_, self.c_push_])
         return self
 
-    def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]:
-        """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2).
+    @overload
+    def predict(self, X: np.ndarray, *, reencode: bool = False) -> np.ndarray: ...
+
+    @overload
+    def predict(self, X: Sequence[np.ndarray], *, reencode: bool = False) -> list[np.ndarray]: ...
+
+    @overload
+    def predict(self, X: object, *, reencode: bool = False) -> Predictions: ...
+
+    def predict(self, X: object, *, reencode: bool = False) -> Predictions:
+        """The outputs y_1 .. y_{T+1}, (T_i + 1, L), for each input sequence (Algorithm 2),
+        in the form of X.
 
         The sequences run in lockstep so that each classifier is asked once per step for
         all of them; each sequence still follows Algorithm 2 on its own.
@@ -250,7 +279,7 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
         the outputs are the same, only slower.
         """
         check_is_fitted(self)
-        xs = as_sequences("X", X, "features", self.n_features_in_, "the fitted machine")
+        xs = as_sequences("X", X, "features", self.n_features_in_, type(self).__name__)
         check_flag("reencode", reencode)
         stack_type = ReencodingStack if reencode else StackEncoder
         reservoir = self.reservoir_
@@ -287,4 +316,13 @@ class ReservoirStackMachine(ReservoirParams, BaseEstimator):
                 outputs[i][t] = y[k]
                 if int(shifts[k]) > 0:
                     stacks[i].push(symbols[k])
-        return outputs
+        return shaped_like(sequence_form(X), outputs, flat=False)
+
+    def score(self, X: object, y: Sequence[StackTeacher], sample_weight: None = None) -> float:
+        """Minus the mean absolute error of the outputs for X against the outputs of the
+        teachers y, over every output of every step of every sequence."""
+        if sample_weight is not None:
+            raise ValueError("sample_weight: not supported, got an array")
+        predictions = as_list(sequence_form(X), self.predict(X))
+        _, teachers, _ = teaching_data(X, y, self.nonterminals_)
+        return negative_mae([np.asarray(t.outputs) for t in teachers], predictions)

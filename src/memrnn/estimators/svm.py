@@ -18,7 +18,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
+from sklearn.utils import Tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from memrnn.validation import check_float
 
@@ -44,10 +48,12 @@ def rbf_gram(X: np.ndarray, gamma: float) -> np.ndarray:
     return K
 
 
-class RBFClassifier:
+class RBFClassifier(ClassifierMixin, BaseEstimator):
     """An RBF-kernel SVM with scikit-learn's automatic kernel width (gamma="scale").
 
-    Args:
+    A scikit-learn classifier over rows (not sequences); ``score`` is the accuracy.
+
+    Args (stored as given; checked by :meth:`fit`):
         C: the regularisation of the SVM.
         gamma_factor: multiplies the automatic gamma = 1 / (n_features Var(X)); below 1
             the kernel is wider, which the copy tasks need (their bit channels are noise
@@ -55,8 +61,13 @@ class RBFClassifier:
     """
 
     def __init__(self, C: float = 1.0, gamma_factor: float = 1.0) -> None:
-        self.C = check_float("C", C, above=0)
-        self.gamma_factor = check_float("gamma_factor", gamma_factor, above=0)
+        self.C = C
+        self.gamma_factor = gamma_factor
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
 
     def fit(
         self,
@@ -66,17 +77,21 @@ class RBFClassifier:
         gram: np.ndarray | None = None,
         base_gamma: float | None = None,
     ) -> RBFClassifier:
-        """Fit on rows X. ``gram``, if given, is ``rbf_gram(X, gamma_)`` computed already;
-        ``base_gamma`` is ``automatic_gamma(X)`` where the caller has it (it reads all X)."""
-        X = np.asarray(X, dtype=np.float64)
-        self.gamma_ = self.gamma_factor * (automatic_gamma(X) if base_gamma is None else base_gamma)
+        """Fit on rows X (n, d) with labels y (n,); returns self. ``gram``, if given, is
+        ``rbf_gram(X, gamma_)`` computed already; ``base_gamma`` is ``automatic_gamma(X)``
+        where the caller has it (it reads all X)."""
+        C = check_float("C", self.C, above=0)
+        factor = check_float("gamma_factor", self.gamma_factor, above=0)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.gamma_ = factor * (automatic_gamma(X) if base_gamma is None else base_gamma)
         if gram is None:
-            svc = SVC(C=self.C, kernel="rbf", gamma=self.gamma_).fit(X, y)
+            svc = SVC(C=C, kernel="rbf", gamma=self.gamma_).fit(X, y)
             self.support_vectors_ = svc.support_vectors_
         else:
             if gram.shape != (len(X), len(X)):
                 raise ValueError(f"gram: expected shape {(len(X), len(X))}, got {gram.shape}")
-            svc = SVC(C=self.C, kernel="precomputed").fit(gram, y)
+            svc = SVC(C=C, kernel="precomputed").fit(gram, y)
             self.support_vectors_ = X[svc.support_]
         self.svc_ = svc
         self.support_ = svc.support_  # row indices into X, for SharedKernel
@@ -91,7 +106,12 @@ class RBFClassifier:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Labels for the rows of X, as ``SVC.predict`` gives them (one-against-one vote)."""
-        X = np.asarray(X, dtype=np.float64)
+        check_is_fitted(self)
+        return self.predict_rows(validate_data(self, X, dtype=np.float64, reset=False))
+
+    def predict_rows(self, X: np.ndarray) -> np.ndarray:
+        """``predict`` without its checks, for inner loops (the reservoir memory machine
+        asks once per time step): X must be a float64 (N, n_features_in_) array."""
         return self.vote(rbf_kernel(X, self.support_vectors_, self._sv_norms, self.gamma_))
 
     def vote(self, K: np.ndarray) -> np.ndarray:
@@ -168,6 +188,8 @@ class ConstantClassifier:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return np.full(len(X), self.value)
+
+    predict_rows = predict
 
 
 def fit_classifiers(

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from torch import Tensor, nn
 
 from memrnn.estimators.base import store_params
+from memrnn.estimators.conventions import AnyRandomState, as_seed
 from memrnn.training import LoopSettings, StepReport, train_loop
 from memrnn.validation import check_float, check_int
 
@@ -52,17 +53,14 @@ class _TorchEstimator(BaseEstimator):
     epochs: int
     lr: float
     weight_decay: float
-    random_state: int | None
+    random_state: AnyRandomState
     threads: int | None
     progress: ProgressCallback | None
 
     _store_params = store_params
 
     def _check_training(self) -> _Training:
-        if self.random_state is None:
-            seed = int(np.random.default_rng().integers(2**63))
-        else:
-            seed = check_int("random_state", self.random_state, 0)
+        seed = as_seed("random_state", self.random_state)
         if self.progress is not None and not callable(self.progress):
             raise ValueError(f"progress: expected a callable or None, got {self.progress!r}")
         return _Training(

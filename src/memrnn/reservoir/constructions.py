@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import scipy.linalg
+import scipy.signal
 
 from memrnn.reservoir.reservoirs import Reservoir
 from memrnn.validation import RandomState, check_float, check_int, check_random_state
@@ -229,16 +229,14 @@ def ldn_discrete(degree: int, theta: float, dt: float = 1.0) -> tuple[np.ndarray
 
     The input is held constant over each step: ``m_t = Ad m_{t-1} + Bd u_t`` with
     ``Ad = expm(A dt)`` and ``Bd = int_0^dt expm(A s) ds B``, both read off one matrix
-    exponential of the block matrix ``[[A, B], [0, 0]] dt`` (Van Loan's method).
+    exponential of the block matrix ``[[A, B], [0, 0]] dt`` (Van Loan's method), as
+    ``scipy.signal.cont2discrete(..., method="zoh")`` computes them.
     """
     A, B = ldn_continuous(degree, theta)
     step = check_float("dt", dt, above=0)
     d = A.shape[0]
-    block = np.zeros((d + 1, d + 1))
-    block[:d, :d] = A * step
-    block[:d, d:] = B * step
-    E = scipy.linalg.expm(block)
-    return E[:d, :d], E[:d, d:]
+    Ad, Bd, *_ = scipy.signal.cont2discrete((A, B, np.eye(d), np.zeros((d, 1))), step, "zoh")
+    return np.asarray(Ad, dtype=np.float64), np.asarray(Bd, dtype=np.float64)
 
 
 def ldn_reservoir(n_inputs: int, degree: int, theta: float, dt: float = 1.0) -> Reservoir:

@@ -5,7 +5,13 @@ A reservoir with n inputs and m neurons maps an input sequence x_1 .. x_T to sta
     h_t = sigma(U x_t + W h_{t-1}),    h_0 = 0 unless given,
 
 with ``W[i, j]`` the weight from neuron j to neuron i (``h = W h_prev``). The paper's
-three constructions are in ``memrnn.reservoir.constructions``.
+three constructions are in ``memrnn.reservoir.constructions``. A leak rate a and a bias
+b give the leaky-integrator form of Jaeger, Lukosevicius, Popovici, Siewert (2007), as
+reservoirpy writes it:
+
+    h_t = (1 - a) h_{t-1} + a sigma(U x_t + W h_{t-1} + b);
+
+a = 1 and b = 0 (the defaults) are the paper's reservoir, computed as before.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from memrnn.validation import check_choice
+from memrnn.validation import check_choice, check_float
 
 Activation = Literal["tanh", "identity"]
 _ACTIVATIONS = ("tanh", "identity")
@@ -39,6 +45,9 @@ class Reservoir:
         U: (m, n) input weights.
         W: (m, m) recurrent weights; ``W[i, j]`` connects neuron j to neuron i.
         activation: ``"tanh"`` or ``"identity"``.
+        leak_rate: a in (0, 1], the share of the new activation in each state (1: none
+            of the old state is kept).
+        bias: b, added to every neuron's input before the activation.
 
     The arrays are stored as read-only float64 copies, so a reservoir is an immutable
     value.
@@ -47,6 +56,8 @@ class Reservoir:
     U: np.ndarray
     W: np.ndarray
     activation: Activation = "tanh"
+    leak_rate: float = 1.0
+    bias: float = 0.0
 
     def __post_init__(self) -> None:
         U = np.asarray(self.U)
@@ -62,9 +73,13 @@ class Reservoir:
             if not np.all(np.isfinite(a)):
                 raise ValueError(f"{name}: contains NaN or inf")
         check_choice("activation", self.activation, _ACTIVATIONS)
+        leak_rate = check_float("leak_rate", self.leak_rate, above=0, maximum=1)
+        bias = check_float("bias", self.bias)
         # frozen dataclass: bypass __setattr__ to store the read-only copies
         object.__setattr__(self, "U", _frozen(U))
         object.__setattr__(self, "W", _frozen(W))
+        object.__setattr__(self, "leak_rate", leak_rate)
+        object.__setattr__(self, "bias", bias)
 
     @property
     def n_inputs(self) -> int:
@@ -83,6 +98,15 @@ class Reservoir:
     def _sigma(self, a: np.ndarray) -> np.ndarray:
         return np.tanh(a) if self.activation == "tanh" else a
 
+    def _next(self, h: np.ndarray, pre: np.ndarray) -> np.ndarray:
+        """The state after h, given ``pre = U x + W h``."""
+        # a = 1 and b = 0 skip their arithmetic: the paper's reservoir stays bit for bit
+        if self.bias != 0.0:
+            pre = pre + self.bias
+        if self.leak_rate == 1.0:
+            return self._sigma(pre)
+        return (1.0 - self.leak_rate) * h + self.leak_rate * self._sigma(pre)
+
     def _check_state(self, name: str, h: object) -> np.ndarray:
         out = np.asarray(h, dtype=np.float64)
         if out.shape != (self.n_neurons,):
@@ -92,14 +116,15 @@ class Reservoir:
         return out
 
     def step(self, h: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """One step: ``sigma(U x + W h)`` for a state h (m,) and an input x (n,)."""
+        """One step: ``sigma(U x + W h)`` (leaky and biased where set) for a state h (m,)
+        and an input x (n,)."""
         h = self._check_state("h", h)
         xa = np.asarray(x, dtype=np.float64)
         if xa.shape != (self.n_inputs,):
             raise ValueError(f"x: expected shape (n,) = ({self.n_inputs},), got {xa.shape}")
         if not np.all(np.isfinite(xa)):
             raise ValueError("x: contains NaN or inf")
-        return self._sigma(self.U @ xa + self.W @ h)
+        return self._next(h, self.U @ xa + self.W @ h)
 
     def step_batch(self, H: np.ndarray, X: np.ndarray) -> np.ndarray:
         """One step for many states at once: rows ``sigma(U x_i + W h_i)``, (N, m); or
@@ -107,7 +132,7 @@ class Reservoir:
 
         Unchecked, for inner loops whose inputs the caller has already validated.
         """
-        return self._sigma(X @ self.U.T + H @ self.W.T)
+        return self._next(H, X @ self.U.T + H @ self.W.T)
 
     def states(self, X: np.ndarray, h0: np.ndarray | None = None) -> np.ndarray:
         """The states h_1 .. h_T (T, m) for inputs X (T, n), starting from h0 (default 0).
@@ -124,6 +149,6 @@ class Reservoir:
         out = np.empty((Xa.shape[0], self.n_neurons))
         W = self.W
         for t in range(Xa.shape[0]):
-            h = self._sigma(drive[t] + W @ h)
+            h = self._next(h, drive[t] + W @ h)
             out[t] = h
         return out
