@@ -144,3 +144,11 @@ def test_reservoir_predictions_are_scored_as_the_task_scores_outputs() -> None:
     outputs = as_outputs(task, values, batch)
     assert torch.allclose(torch.sigmoid(outputs), batch.targets.double(), atol=1e-5)
     assert score_sequences(task, outputs, batch).sequences.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_test_bound_not_above_n_names_both_fields() -> None:
+    """A change to ``train_max`` alone can break the pair: the error says so by name."""
+    with pytest.raises(ValueError, match=r"test_max: expected more than train_max \(10\), got 8"):
+        dataclasses.replace(CELL, train_max=10, test_max=8).validate()
+    with pytest.raises(ValueError, match="test_max: expected an int"):
+        dataclasses.replace(CELL, test_max="40").validate()  # type: ignore[arg-type]

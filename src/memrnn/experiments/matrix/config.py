@@ -53,4 +53,8 @@ class MatrixConfig(TrainConfig):
         check_choice("task", self.task, task_names())
         self.require_positive("hidden_size", "train_max", "eval_size")
         self.require_at_least(0, "vocab_size")
-        self.require_at_least(self.train_max + 1, "test_max")
+        self.require_at_least(2, "test_max")
+        if self.test_max <= self.train_max:  # a pair of fields: the message names both
+            raise ValueError(
+                f"test_max: expected more than train_max ({self.train_max}), got {self.test_max}"
+            )
