@@ -1,4 +1,5 @@
-"""The one gradient-descent loop every trained model goes through, and its checkpoints."""
+"""The one gradient-descent loop every trained model goes through, its checkpoints, and
+the same loop over many runs trained as one (:func:`train_group`)."""
 
 from memrnn.training.checkpoint import (
     DamagedCheckpointError,
@@ -6,12 +7,15 @@ from memrnn.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
+from memrnn.training.group import GroupModel, GroupSteps, train_group
 from memrnn.training.loop import LoopResult, LoopSettings, StepReport, Steps, train_loop
 from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
 
 __all__ = [
     "DamagedCheckpointError",
     "DamagedCheckpointWarning",
+    "GroupModel",
+    "GroupSteps",
     "LoopResult",
     "LoopSettings",
     "StackedAdam",
@@ -20,5 +24,6 @@ __all__ = [
     "clip_grad_norm_per_member_",
     "load_checkpoint",
     "save_checkpoint",
+    "train_group",
     "train_loop",
 ]

@@ -1,0 +1,397 @@
+"""Many runs as one: K runs of one architecture trained together by one loop.
+
+Most runs memrnn makes are small models at small batches on a CPU, where a training step
+waits on Python and kernel launches rather than on arithmetic. Runs that differ only in
+seed or learning rate can share their steps: a :class:`GroupModel` holds the K members'
+parameters stacked, one forward and one backward serve all K, and :class:`StackedAdam`
+moves each member as its own ``torch.optim.Adam`` would. :func:`train_group` keeps, for
+every member, exactly what :func:`~memrnn.training.loop.train_loop` keeps for a run alone:
+its own training data stream, loss history, evaluations, early stopping, best weights,
+checkpoint and result.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from memrnn.training.loop import (
+    LoopResult,
+    LoopSettings,
+    StepReport,
+    Steps,
+    _copy,
+    _evaluate,
+    _exhausted,
+    _judge,
+    _last_metrics,
+    train_loop,
+)
+from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
+from memrnn.training.state import LoopState, Schedule, restore_state, save_state
+from memrnn.validation import check_float, check_generator
+
+
+class GroupModel(Protocol):
+    """K models of one architecture as one module: each parameter stacked ``(K, *shape)``.
+
+    The i-th stacked parameter is, slice by slice, ``list(members[k].parameters())[i]``;
+    the members are kept outside the module (they are not its submodules).
+    """
+
+    @property
+    def members(self) -> tuple[nn.Module, ...]:
+        """The K member modules."""
+
+    def parameters(self) -> Iterator[nn.Parameter]:
+        """The stacked parameters, in the order of a member's ``parameters()``."""
+
+    def __call__(self, inputs: Tensor) -> Tensor:
+        """The members' outputs, ``(K, B, T, O)``, on their inputs ``(K, B, T, ...)``;
+        causal: an output at time t reads no input after t."""
+
+    def train(self, mode: bool = True) -> object:
+        """Set training mode."""
+
+    def eval(self) -> object:
+        """Set evaluation mode."""
+
+    def write_back(self) -> None:
+        """Copy the stacked values into each member's parameters."""
+
+    def read_members(self) -> None:
+        """Copy each member's parameters into the stacked values."""
+
+
+class GroupSteps(Steps, Protocol):
+    """A member's :class:`~memrnn.training.loop.Steps`, with its loss split in two: what
+    the model reads, and the loss given what the model wrote. ``loss(batch)`` must equal
+    ``loss_of(model(inputs(batch)), batch)``."""
+
+    def inputs(self, batch: Any) -> Tensor:
+        """What the model reads of ``batch``: ``(B, T, ...)``."""
+
+    def loss_of(self, outputs: Tensor, batch: Any) -> Tensor:
+        """The scalar loss of ``batch`` given the model's ``outputs`` on its inputs."""
+
+
+def train_group(
+    members: Sequence[GroupSteps],
+    group: GroupModel,
+    settings: LoopSettings,
+    *,
+    lrs: Sequence[float],
+    weight_decay: float,
+    data_rngs: Sequence[np.random.Generator],
+    eval_rngs: Sequence[Callable[[int], np.random.Generator]],
+    checkpoints: Sequence[Path | None] | None = None,
+    resume: bool = False,
+    on_step: Callable[[int, StepReport], None] | None = None,
+    schedule: Schedule | None = None,
+) -> list[LoopResult]:
+    """Train the K runs ``members`` together through ``group``; return their results.
+
+    Member ``k`` is trained as ``train_loop(members[k], torch.optim.Adam(params, lr=lrs[k],
+    weight_decay=weight_decay), settings, data_rng=data_rngs[k], eval_rng=eval_rngs[k],
+    checkpoint=checkpoints[k], resume=resume)`` would train it alone, to float rounding:
+    its batches come from its own generator, it is evaluated on its own module (the
+    group's values written back first) every ``settings.eval_every`` steps and after the
+    last, and it stops early, keeps its best weights and writes its checkpoint in the
+    single-run format of :mod:`memrnn.training.state` (``train_loop`` on the member alone
+    resumes it). A member that stops early is frozen (parameters and Adam state) while
+    the others go on. Each step, the members' inputs are padded with zeros along time to
+    the longest and stacked; member ``k``'s loss reads ``outputs[k, :, :T_k]``, which
+    padding after ``T_k`` cannot change since the models are causal; a stopped member
+    reads zeros and its loss is left out. The members' modules and ``group`` end holding
+    the final weights (the best ones with ``settings.keep_best``). Adam skips a stacked
+    parameter that no member's loss reaches, as it skips a run's; one that only some
+    reach is stepped with zeros in the others' slices, where a run alone would skip it
+    (a difference only for models that leave a parameter unused on some batches).
+    ``wall_seconds`` of each member is the group's wall time. ``on_step(k, report)`` is
+    called after every step of every member still training (and may raise to stop).
+
+    With ``resume``, each member restores its own checkpoint. If the members still
+    training restore to different steps, they cannot share steps: each is then trained
+    on its own, one after another, by ``train_loop`` (correct, only slower).
+
+    Raises:
+        ValueError: ``lrs``, ``data_rngs``, ``eval_rngs`` or ``checkpoints`` not one per
+            member, a member's model not ``group.members[k]``, members sharing a generator
+            or checkpoint, stacked parameters that do not fit the members', a ``schedule``
+            (a group trains without one), or members' batches of different sizes.
+        FloatingPointError: a member's training loss is not finite (naming the member).
+    """
+    started = time.perf_counter()
+    count = _check_arguments(members, group, lrs, data_rngs, eval_rngs, checkpoints, schedule)
+    paths: list[Path | None] = list(checkpoints) if checkpoints is not None else [None] * count
+    rates = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(lrs)]
+    decay = check_float("weight_decay", weight_decay, 0.0)
+    adams = [
+        torch.optim.Adam(m.model.parameters(), lr=lr, weight_decay=decay)
+        for m, lr in zip(members, rates, strict=True)
+    ]
+    optimizer = StackedAdam(group.parameters(), rates, weight_decay=decay)
+    states = [
+        LoopState(best_weights=_copy(m.model) if settings.keep_best else None) for m in members
+    ]
+    for k, path in enumerate(paths):
+        if resume and path is not None and os.path.lexists(path):
+            states[k] = (
+                restore_state(path, members[k].model, adams[k], None, data_rngs[k]) or states[k]
+            )
+            optimizer.import_member(k, adams[k])
+    group.read_members()
+    training = [
+        k for k, s in enumerate(states) if s.step < settings.steps and not _exhausted(settings, s)
+    ]
+    if len({states[k].step for k in training}) > 1:
+        results = [
+            train_loop(
+                m,
+                adam,
+                settings,
+                data_rng=data_rngs[k],
+                eval_rng=eval_rngs[k],
+                checkpoint=paths[k],
+                resume=True,
+                on_step=None if on_step is None else partial(on_step, k),
+            )
+            for k, (m, adam) in enumerate(zip(members, adams, strict=True))
+        ]
+        group.read_members()
+        group.eval()
+        return results
+    run = _GroupRun(
+        members, group, settings, optimizer, adams, states, data_rngs, eval_rngs, paths, started
+    )
+    for k in set(range(count)) - set(training):
+        optimizer.freeze(k)
+    run.train(training, on_step)
+    return run.finish(training)
+
+
+@dataclass
+class _GroupRun:
+    """The loop's state over all members: train_loop's body, a step for every member."""
+
+    members: Sequence[GroupSteps]
+    group: GroupModel
+    settings: LoopSettings
+    optimizer: StackedAdam
+    adams: list[torch.optim.Adam]
+    states: list[LoopState]
+    data_rngs: Sequence[np.random.Generator]
+    eval_rngs: Sequence[Callable[[int], np.random.Generator]]
+    paths: list[Path | None]
+    started: float
+    written_back: bool = True  # whether the members' modules hold the group's values
+
+    def __post_init__(self) -> None:
+        self.metrics = [_last_metrics(s.history, s.step) for s in self.states]
+
+    def train(self, training: list[int], on_step: Callable[[int, StepReport], None] | None) -> None:
+        """Step the members ``training`` (all at one step) until each stops or ends."""
+        settings, states = self.settings, self.states
+        active = list(training)
+        step = states[active[0]].step if active else settings.steps
+        session_start, session_step = time.perf_counter(), step
+        self._train_mode(active)
+        while active:
+            batches = {k: self.members[k].training_batch(self.data_rngs[k]) for k in active}
+            losses = self._losses(batches)
+            self.optimizer.zero_grad(set_to_none=True)
+            losses.sum().backward()
+            if settings.clip > 0:
+                clip_grad_norm_per_member_(self.optimizer.params, settings.clip)
+            self.optimizer.step()
+            self.written_back = False
+            step += 1
+            values = losses.detach().tolist()
+            for k, value in zip(active, values, strict=True):
+                states[k].step = step
+                if not math.isfinite(value):
+                    raise FloatingPointError(
+                        f"member {k}: training loss became {value} at step {step}"
+                    )
+                states[k].pending.append(value)
+            due = settings.eval_every > 0 and step % settings.eval_every == 0
+            evaluated = due or step == settings.steps
+            ended = set(active) if step == settings.steps else set()
+            if evaluated:
+                ended |= self._evaluate(active, step)
+                self._train_mode([k for k in active if k not in ended])
+            if on_step is not None:
+                rate = (step - session_step) / (time.perf_counter() - session_start)
+                for k, value in zip(active, values, strict=True):
+                    report = self.metrics[k] if evaluated else None
+                    on_step(k, StepReport(step, settings.steps, value, rate, report))
+            regular = settings.checkpoint_every > 0 and step % settings.checkpoint_every == 0
+            for k in active:
+                if regular or k in ended:
+                    self._save(k)
+            active = [k for k in active if k not in ended]
+
+    def finish(self, training: list[int]) -> list[LoopResult]:
+        """End every member as train_loop ends a run: metrics, last checkpoint, weights."""
+        self._write_back()
+        elapsed = time.perf_counter() - self.started
+        results = []
+        for k, (steps, state) in enumerate(zip(self.members, self.states, strict=True)):
+            if not self.metrics[k]:  # nothing evaluated yet: no step was left to take
+                self.metrics[k] = _evaluate(
+                    steps, self.settings, state, self.eval_rngs[k](state.step)
+                )
+            if k not in training:  # the members that trained wrote theirs as they ended
+                self._save(k)
+            if self.settings.keep_best and state.best_weights is not None:
+                steps.model.load_state_dict(state.best_weights)
+            steps.model.eval()
+            stopped = _exhausted(self.settings, state)
+            wall = state.wall_before + elapsed
+            results.append(
+                LoopResult(
+                    self.metrics[k], state.history, state.step, stopped, state.best_step, wall
+                )
+            )
+        self.group.read_members()
+        self.group.eval()
+        return results
+
+    def _losses(self, batches: dict[int, Any]) -> Tensor:
+        """The members' losses on ``batches`` (one per member still training), stacked."""
+        inputs = {k: self.members[k].inputs(batch) for k, batch in batches.items()}
+        stacked, lengths = _stack_inputs(inputs, len(self.members))
+        outputs = self.group(stacked)
+        return torch.stack(
+            [
+                self.members[k].loss_of(outputs[k, :, : lengths[k]], batch)
+                for k, batch in batches.items()
+            ]
+        )
+
+    def _evaluate(self, active: list[int], step: int) -> set[int]:
+        """Evaluate the members ``active`` on their own modules; those that stop."""
+        self._write_back()
+        stopped = set()
+        for k in active:
+            steps, state = self.members[k], self.states[k]
+            self.metrics[k] = _evaluate(steps, self.settings, state, self.eval_rngs[k](step))
+            value = self.metrics[k][self.settings.monitor]
+            if _judge(self.settings, state, steps.model, value, None):
+                self.optimizer.freeze(k)
+                stopped.add(k)
+        return stopped
+
+    def _save(self, k: int) -> None:
+        path = self.paths[k]
+        if path is None:
+            return
+        self._write_back()
+        self.optimizer.export_member(k, self.adams[k])
+        state = self.states[k]
+        wall = state.wall_before + time.perf_counter() - self.started
+        save_state(path, state, wall, self.members[k].model, self.adams[k], None, self.data_rngs[k])
+
+    def _write_back(self) -> None:
+        if not self.written_back:
+            self.group.write_back()
+            self.written_back = True
+
+    def _train_mode(self, active: list[int]) -> None:
+        self.group.train()
+        for k in active:
+            self.members[k].model.train()
+
+
+def _stack_inputs(inputs: dict[int, Tensor], count: int) -> tuple[Tensor, dict[int, int]]:
+    """``(count, B, T_max, ...)``: each member's inputs padded with zeros after its own
+    length, zeros for a member without inputs; and each member's length."""
+    first = next(iter(inputs.values()))
+    for k, x in inputs.items():
+        if x.ndim < 2 or x.shape[0] != first.shape[0]:
+            sizes = {j: tuple(y.shape[:1]) for j, y in inputs.items()}
+            raise ValueError(f"members: their batches must be of one size (dim 0), got {sizes}")
+        if x.shape[2:] != first.shape[2:] or x.dtype != first.dtype or x.device != first.device:
+            raise ValueError(
+                f"members: member {k}'s inputs are {tuple(x.shape)} {x.dtype} on {x.device}, "
+                f"another's {tuple(first.shape)} {first.dtype} on {first.device}"
+            )
+    lengths = {k: x.shape[1] for k, x in inputs.items()}
+    longest = max(lengths.values())
+    if len(inputs) == count and all(t == longest for t in lengths.values()):
+        return torch.stack([inputs[k] for k in range(count)]), lengths
+    stacked = first.new_zeros((count, first.shape[0], longest, *first.shape[2:]))
+    for k, x in inputs.items():
+        stacked[k, :, : x.shape[1]] = x
+    return stacked, lengths
+
+
+def _check_arguments(
+    members: Sequence[GroupSteps],
+    group: GroupModel,
+    lrs: Sequence[float],
+    data_rngs: Sequence[np.random.Generator],
+    eval_rngs: Sequence[Callable[[int], np.random.Generator]],
+    checkpoints: Sequence[Path | None] | None,
+    schedule: Schedule | None,
+) -> int:
+    """The number of members; ValueError naming the first argument that does not fit."""
+    if schedule is not None:
+        raise ValueError(
+            "schedule: a group trains without a learning-rate schedule; "
+            "train a run with one alone, with train_loop"
+        )
+    count = len(members)
+    if count == 0:
+        raise ValueError("members: expected at least one run, got none")
+    per_member: dict[str, Sequence[object]] = {
+        "lrs": lrs,
+        "data_rngs": data_rngs,
+        "eval_rngs": eval_rngs,
+        "group.members": group.members,
+    }
+    if checkpoints is not None:
+        per_member["checkpoints"] = checkpoints
+    for name, values in per_member.items():
+        if len(values) != count:
+            raise ValueError(f"{name}: expected {count}, one per member, got {len(values)}")
+    for k, (steps, module) in enumerate(zip(members, group.members, strict=True)):
+        if steps.model is not module:
+            raise ValueError(f"members: member {k}'s model is not group.members[{k}]")
+    for k, rng in enumerate(data_rngs):
+        check_generator(f"data_rngs[{k}]", rng)
+        if not callable(eval_rngs[k]):
+            raise ValueError(
+                f"eval_rngs[{k}]: expected a function of the step, got {eval_rngs[k]!r}"
+            )
+    _check_distinct("data_rngs", [id(r) for r in data_rngs])
+    if checkpoints is not None:
+        _check_distinct(
+            "checkpoints", [os.path.abspath(p) if p is not None else None for p in checkpoints]
+        )
+    stacked = [tuple(p.shape) for p in group.parameters()]
+    for k, steps in enumerate(members):
+        own = [(count, *p.shape) for p in steps.model.parameters()]
+        if own != stacked:
+            raise ValueError(
+                f"group: its parameters are of shapes {stacked}; member {k}'s, stacked, {own}"
+            )
+    return count
+
+
+def _check_distinct(name: str, values: list[Any]) -> None:
+    seen: dict[Any, int] = {}
+    for k, value in enumerate(values):
+        if value is not None and value in seen:
+            raise ValueError(f"{name}: members {seen[value]} and {k} share one")
+        seen.setdefault(value, k)

@@ -1,0 +1,409 @@
+"""Many runs as one: each member of a group trains as the same run alone would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import Tensor, nn
+
+from memrnn.training import (
+    LoopResult,
+    LoopSettings,
+    StepReport,
+    load_checkpoint,
+    train_group,
+    train_loop,
+)
+
+F, H, BATCH = 2, 5, 4
+LRS = [0.05, 0.01, 0.03]
+DECAY = 0.01
+
+
+def _rnn(w_in: Tensor, w_rec: Tensor, b: Tensor, w_out: Tensor, x: Tensor) -> Tensor:
+    """K Elman networks at once, stacked weights: (K, B, T, F) -> (K, B, T, 1)."""
+    h = x.new_zeros(x.shape[0], x.shape[1], w_rec.shape[1])
+    outputs = []
+    for t in range(x.shape[2]):
+        drive = torch.baddbmm(b[:, None], x[:, :, t], w_in.transpose(1, 2))
+        h = torch.tanh(torch.baddbmm(drive, h, w_rec.transpose(1, 2)))
+        outputs.append(torch.bmm(h, w_out.transpose(1, 2)))
+    return torch.stack(outputs, dim=2)
+
+
+class ToyRNN(nn.Module):
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        gen = torch.Generator().manual_seed(seed)
+        shapes = {"w_in": (H, F), "w_rec": (H, H), "b": (H,), "w_out": (1, H)}
+        for name, shape in shapes.items():
+            weight = torch.randn(shape, generator=gen, dtype=torch.float64) * 0.5
+            setattr(self, name, nn.Parameter(weight))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return _rnn(*(p[None] for p in self.parameters()), x[None])[0]
+
+
+class ToyGroup(nn.Module):
+    """The toy GroupModel: the members' weights stacked, run by the same function."""
+
+    def __init__(self, members: list[nn.Module]) -> None:
+        super().__init__()
+        self.members = tuple(members)
+        weights = zip(*(m.parameters() for m in members), strict=True)
+        self.stacked = nn.ParameterList(torch.stack([p.detach() for p in ps]) for ps in weights)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return _rnn(*self.stacked, x)
+
+    @torch.no_grad()
+    def write_back(self) -> None:
+        for k, member in enumerate(self.members):
+            for p, q in zip(self.stacked, member.parameters(), strict=True):
+                q.copy_(p[k])
+
+    @torch.no_grad()
+    def read_members(self) -> None:
+        for k, member in enumerate(self.members):
+            for p, q in zip(self.stacked, member.parameters(), strict=True):
+                p[k] = q
+
+
+class ToySteps:
+    """Sequences of random lengths; the target is a running sum. The dev loss rises
+    after ``worse_after`` evaluations, so that best weights and early stops happen."""
+
+    def __init__(self, seed: int, worse_after: int = 0, batch: int = BATCH) -> None:
+        self.model = ToyRNN(seed)
+        self.worse_after, self.evaluations, self.batch = worse_after, 0, batch
+        self.dev = self.training_batch(np.random.default_rng(100 + seed), length=8, batch=64)
+
+    def training_batch(
+        self, rng: np.random.Generator, length: int = 0, batch: int = 0
+    ) -> tuple[Tensor, Tensor]:
+        length = length or int(rng.integers(2, 7))
+        x = torch.from_numpy(rng.standard_normal((batch or self.batch, length, F)))
+        return x, 0.3 * x.cumsum(1)[..., :1]
+
+    def inputs(self, batch: tuple[Tensor, Tensor]) -> Tensor:
+        return batch[0]
+
+    def loss_of(self, outputs: Tensor, batch: tuple[Tensor, Tensor]) -> Tensor:
+        return torch.mean((outputs - batch[1]) ** 2)
+
+    def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
+        return self.loss_of(self.model(self.inputs(batch)), batch)
+
+    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+        self.evaluations += 1
+        value = float(self.loss(self.dev))  # a fixed set: a smooth dev loss
+        if self.worse_after and self.evaluations > self.worse_after:
+            value += float(self.evaluations)
+        return {"dev": value}
+
+
+def _eval_rng(k: int) -> Callable[[int], np.random.Generator]:
+    return lambda step: np.random.default_rng([20 + k, step])
+
+
+def _together(
+    members: list[ToySteps], settings: LoopSettings, **kwargs: Any
+) -> tuple[list[LoopResult], ToyGroup]:
+    group = ToyGroup([m.model for m in members])
+    results = train_group(
+        members,
+        group,
+        settings,
+        lrs=kwargs.pop("lrs", LRS[: len(members)]),
+        weight_decay=DECAY,
+        data_rngs=[np.random.default_rng(10 + k) for k in range(len(members))],
+        eval_rngs=[_eval_rng(k) for k in range(len(members))],
+        **kwargs,
+    )
+    return results, group
+
+
+def _alone(steps: ToySteps, k: int, settings: LoopSettings, **kwargs: Any) -> LoopResult:
+    adam = torch.optim.Adam(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
+    return train_loop(
+        steps,
+        adam,
+        settings,
+        data_rng=np.random.default_rng(10 + k),
+        eval_rng=_eval_rng(k),
+        **kwargs,
+    )
+
+
+def _close(a: Any, b: Any) -> None:
+    torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12)
+
+
+def _same_result(a: LoopResult, b: LoopResult) -> None:
+    assert (a.steps_done, a.stopped_early, a.best_step) == (
+        b.steps_done,
+        b.stopped_early,
+        b.best_step,
+    )
+    assert [h[:2] for h in a.history] == [h[:2] for h in b.history]
+    _close([h[2] for h in a.history], [h[2] for h in b.history])
+    _close(a.metrics, b.metrics)
+
+
+def _same_weights(a: nn.Module, b: nn.Module) -> None:
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        _close(p.detach(), q.detach())
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        LoopSettings(steps=30, eval_every=10, monitor="dev"),
+        LoopSettings(steps=25, eval_every=10, monitor="dev", clip=0.05),
+        LoopSettings(steps=40, eval_every=5, monitor="dev", keep_best=True),
+    ],
+)
+def test_each_member_trains_as_the_same_run_alone(settings: LoopSettings) -> None:
+    seen: dict[tuple[int, int], tuple[float, list[Tensor], list[Tensor]]] = {}
+    worse = [0, 2, 0] if settings.keep_best else [0, 0, 0]
+    members = [ToySteps(k, worse[k]) for k in range(3)]
+    holder: list[ToyGroup] = []
+
+    def record(k: int, report: StepReport) -> None:  # the group's slices after each step
+        grads = [p.grad[k].clone() for p in holder[0].stacked if p.grad is not None]
+        seen[k, report.step] = (
+            report.loss,
+            grads,
+            [p.detach()[k].clone() for p in holder[0].stacked],
+        )
+
+    group = ToyGroup([m.model for m in members])
+    holder.append(group)
+    results = train_group(
+        members,
+        group,
+        settings,
+        lrs=LRS,
+        weight_decay=DECAY,
+        data_rngs=[np.random.default_rng(10 + k) for k in range(3)],
+        eval_rngs=[_eval_rng(k) for k in range(3)],
+        on_step=record,
+    )
+    for k in range(3):
+        alone = ToySteps(k, worse[k])
+
+        def compare(report: StepReport, k: int = k, alone: ToySteps = alone) -> None:
+            loss, grads, params = seen[k, report.step]
+            _close(report.loss, loss)
+            _close([p.grad for p in alone.model.parameters()], grads)
+            _close([p.detach() for p in alone.model.parameters()], params)
+
+        _same_result(results[k], _alone(alone, k, settings, on_step=compare))
+        _same_weights(members[k].model, alone.model)
+        _same_weights(members[k].model, _member_of(group, k))
+    if settings.keep_best:
+        assert results[1].best_step < results[1].steps_done
+
+
+def _member_of(group: ToyGroup, k: int) -> nn.Module:
+    member = ToyRNN(0)
+    with torch.no_grad():
+        for p, q in zip(member.parameters(), group.stacked, strict=True):
+            p.copy_(q[k])
+    return member
+
+
+def test_a_member_that_stops_early_stays_at_its_stop_while_the_others_go_on() -> None:
+    settings = LoopSettings(steps=30, eval_every=5, monitor="dev", patience=2)
+    members = [ToySteps(0), ToySteps(1, worse_after=1), ToySteps(2)]
+    at_stop: list[Tensor] = []
+    holder: list[ToyGroup] = []
+
+    def record(k: int, report: StepReport) -> None:
+        if k == 1 and report.step == 15:
+            at_stop.extend(p.detach()[1].clone() for p in holder[0].stacked)
+
+    group = ToyGroup([m.model for m in members])
+    holder.append(group)
+    results = train_group(
+        members,
+        group,
+        settings,
+        lrs=LRS,
+        weight_decay=DECAY,
+        data_rngs=[np.random.default_rng(10 + k) for k in range(3)],
+        eval_rngs=[_eval_rng(k) for k in range(3)],
+        on_step=record,
+    )
+    assert results[1].stopped_early and results[1].steps_done == 15
+    assert [r.steps_done for r in (results[0], results[2])] == [30, 30]
+    for p, q in zip(members[1].model.parameters(), at_stop, strict=True):
+        assert torch.equal(p.detach(), q)
+    alone = ToySteps(1, worse_after=1)
+    _same_result(results[1], _alone(alone, 1, settings))
+    _same_weights(members[1].model, alone.model)
+
+
+class _Crash(Exception):
+    pass
+
+
+def _crash_at(step: int) -> Callable[[int, StepReport], None]:
+    def crash(k: int, report: StepReport) -> None:
+        if report.step == step:
+            raise _Crash
+
+    return crash
+
+
+def _evaluations(path: Path) -> int:
+    return len({s for s, _, _ in load_checkpoint(path)["history"]})
+
+
+SETTINGS = LoopSettings(
+    steps=40, eval_every=5, checkpoint_every=5, monitor="dev", patience=2, keep_best=True
+)
+
+
+def _fresh(paths: list[Path] | None = None) -> list[ToySteps]:
+    members = [ToySteps(0), ToySteps(1, worse_after=2), ToySteps(2)]
+    for steps, path in zip(members, paths or [], strict=False):
+        steps.evaluations = _evaluations(path)  # the dev-loss drift resumes with the file
+    return members
+
+
+@pytest.mark.parametrize("crash_at", [12, 33])
+def test_resuming_a_group_gives_the_uninterrupted_one(tmp_path: Path, crash_at: int) -> None:
+    whole_members = _fresh()
+    whole, _ = _together(whole_members, SETTINGS)
+    assert whole[1].stopped_early and whole[1].steps_done < 30  # it stopped before 33
+    paths = [tmp_path / f"member{k}.pt" for k in range(3)]
+    with pytest.raises(_Crash):
+        _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(crash_at))
+    members = _fresh(paths)
+    resumed, _ = _together(members, SETTINGS, checkpoints=paths, resume=True)
+    for k in range(3):
+        assert resumed[k].metrics == whole[k].metrics and resumed[k].history == whole[k].history
+        assert resumed[k].best_step == whole[k].best_step
+        assert resumed[k].stopped_early == whole[k].stopped_early
+        pairs = zip(members[k].model.parameters(), whole_members[k].model.parameters(), strict=True)
+        for p, q in pairs:
+            assert torch.equal(p, q)
+
+
+def test_a_member_checkpoint_resumes_alone_with_train_loop(tmp_path: Path) -> None:
+    paths = [tmp_path / f"member{k}.pt" for k in range(3)]
+    with pytest.raises(_Crash):
+        _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(23))
+    steps = ToySteps(2)
+    steps.evaluations = _evaluations(paths[2])
+    resumed = _alone(steps, 2, SETTINGS, checkpoint=paths[2], resume=True)
+    whole = ToySteps(2)
+    _same_result(resumed, _alone(whole, 2, SETTINGS))
+    _same_weights(steps.model, whole.model)
+
+
+def test_members_at_different_steps_are_trained_one_by_one(tmp_path: Path) -> None:
+    paths = [tmp_path / f"member{k}.pt" for k in range(3)]
+    with pytest.raises(_Crash):
+        _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(12))
+    steps = ToySteps(0)
+    steps.evaluations = _evaluations(paths[0])
+    with pytest.raises(_Crash):  # member 0 alone gets further: its file is at step 15
+        _alone(
+            steps,
+            0,
+            SETTINGS,
+            checkpoint=paths[0],
+            resume=True,
+            on_step=lambda r: _crash_at(17)(0, r),
+        )
+    order: list[int] = []
+    members = _fresh(paths)
+    resumed, group = _together(
+        members, SETTINGS, checkpoints=paths, resume=True, on_step=lambda k, r: order.append(k)
+    )
+    assert order == sorted(order)  # member by member, not step by step
+    for k in range(3):
+        whole = _fresh()[k]
+        _same_result(resumed[k], _alone(whole, k, SETTINGS))
+        _same_weights(members[k].model, whole.model)
+        _same_weights(members[k].model, _member_of(group, k))
+
+
+def test_a_non_finite_loss_names_the_member() -> None:
+    members = [ToySteps(0), ToySteps(1)]
+    with torch.no_grad():
+        members[1].model.w_out.fill_(float("nan"))
+    with pytest.raises(FloatingPointError, match="member 1: training loss became nan at step 1"):
+        _together(members, LoopSettings(steps=3, monitor="dev"))
+
+
+SHORT = LoopSettings(steps=3, monitor="dev")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"lrs": [0.1]}, "lrs: expected 2, one per member, got 1"),
+        ({"lrs": [0.1, -0.1]}, "lrs\\[1\\]: expected a finite number >= 0"),
+        ({"data_rngs": [np.random.default_rng(0)]}, "data_rngs: expected 2, one per member"),
+        ({"eval_rngs": [_eval_rng(0)] * 3}, "eval_rngs: expected 2, one per member, got 3"),
+        ({"checkpoints": [None]}, "checkpoints: expected 2, one per member, got 1"),
+        ({"data_rngs": [np.random.default_rng(0)] * 2}, "data_rngs: members 0 and 1 share one"),
+        ({"checkpoints": [Path("a.pt"), Path("a.pt")]}, "checkpoints: members 0 and 1 share one"),
+        ({"schedule": object()}, "schedule: a group trains without a learning-rate schedule"),
+        ({"weight_decay": -1.0}, "weight_decay: expected a finite number >= 0"),
+    ],
+)
+def test_bad_arguments_are_named(change: dict[str, Any], message: str) -> None:
+    members = [ToySteps(0), ToySteps(1)]
+    kwargs: dict[str, Any] = {
+        "lrs": LRS[:2],
+        "weight_decay": DECAY,
+        "data_rngs": [np.random.default_rng(k) for k in range(2)],
+        "eval_rngs": [_eval_rng(k) for k in range(2)],
+    }
+    with pytest.raises(ValueError, match=message):
+        train_group(members, ToyGroup([m.model for m in members]), SHORT, **{**kwargs, **change})
+
+
+def test_members_of_another_group_or_batch_size_are_refused() -> None:
+    members = [ToySteps(0), ToySteps(1)]
+    with pytest.raises(ValueError, match=r"members: member 1's model is not group\.members\[1\]"):
+        train_group(
+            members,
+            ToyGroup([members[0].model, ToyRNN(1)]),
+            SHORT,
+            lrs=LRS[:2],
+            weight_decay=DECAY,
+            data_rngs=[np.random.default_rng(k) for k in range(2)],
+            eval_rngs=[_eval_rng(k) for k in range(2)],
+        )
+    with pytest.raises(ValueError, match="members: their batches must be of one size"):
+        _together([ToySteps(0), ToySteps(1, batch=3)], SHORT)
+    group = ToyGroup([m.model for m in members])
+    group.stacked[0] = nn.Parameter(torch.zeros(2, 1, 1, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"group: its parameters are of shapes \[\(2, 1, 1\)"):
+        train_group(
+            members,
+            group,
+            SHORT,
+            lrs=LRS[:2],
+            weight_decay=DECAY,
+            data_rngs=[np.random.default_rng(k) for k in range(2)],
+            eval_rngs=[_eval_rng(k) for k in range(2)],
+        )
+
+
+def test_a_group_with_no_step_to_take_evaluates_each_member_once() -> None:
+    settings = LoopSettings(steps=0, monitor="dev")
+    results, _ = _together([ToySteps(0), ToySteps(1)], settings)
+    for k, result in enumerate(results):
+        assert result.steps_done == 0 and [h[0] for h in result.history] == [0]
+        _same_result(result, _alone(ToySteps(k), k, settings))
