@@ -114,7 +114,7 @@ def _eval_rng(k: int) -> Callable[[int], np.random.Generator]:
 def _together(
     members: list[ToySteps], settings: LoopSettings, **kwargs: Any
 ) -> tuple[list[LoopResult], ToyGroup]:
-    group = ToyGroup([m.model for m in members])
+    group = kwargs.pop("group", None) or ToyGroup([m.model for m in members])
     results = train_group(
         members,
         group,
@@ -172,28 +172,13 @@ def test_each_member_trains_as_the_same_run_alone(settings: LoopSettings) -> Non
     seen: dict[tuple[int, int], tuple[float, list[Tensor], list[Tensor]]] = {}
     worse = [0, 2, 0] if settings.keep_best else [0, 0, 0]
     members = [ToySteps(k, worse[k]) for k in range(3)]
-    holder: list[ToyGroup] = []
+    group = ToyGroup([m.model for m in members])
 
     def record(k: int, report: StepReport) -> None:  # the group's slices after each step
-        grads = [p.grad[k].clone() for p in holder[0].stacked if p.grad is not None]
-        seen[k, report.step] = (
-            report.loss,
-            grads,
-            [p.detach()[k].clone() for p in holder[0].stacked],
-        )
+        grads = [p.grad[k].clone() for p in group.stacked if p.grad is not None]
+        seen[k, report.step] = (report.loss, grads, [p.detach()[k].clone() for p in group.stacked])
 
-    group = ToyGroup([m.model for m in members])
-    holder.append(group)
-    results = train_group(
-        members,
-        group,
-        settings,
-        lrs=LRS,
-        weight_decay=DECAY,
-        data_rngs=[np.random.default_rng(10 + k) for k in range(3)],
-        eval_rngs=[_eval_rng(k) for k in range(3)],
-        on_step=record,
-    )
+    results, _ = _together(members, settings, group=group, on_step=record)
     for k in range(3):
         alone = ToySteps(k, worse[k])
 
@@ -221,25 +206,14 @@ def _member_of(group: ToyGroup, k: int) -> nn.Module:
 def test_a_member_that_stops_early_stays_at_its_stop_while_the_others_go_on() -> None:
     settings = LoopSettings(steps=30, eval_every=5, monitor="dev", patience=2)
     members = [ToySteps(0), ToySteps(1, worse_after=1), ToySteps(2)]
+    group = ToyGroup([m.model for m in members])
     at_stop: list[Tensor] = []
-    holder: list[ToyGroup] = []
 
     def record(k: int, report: StepReport) -> None:
         if k == 1 and report.step == 15:
-            at_stop.extend(p.detach()[1].clone() for p in holder[0].stacked)
+            at_stop.extend(p.detach()[1].clone() for p in group.stacked)
 
-    group = ToyGroup([m.model for m in members])
-    holder.append(group)
-    results = train_group(
-        members,
-        group,
-        settings,
-        lrs=LRS,
-        weight_decay=DECAY,
-        data_rngs=[np.random.default_rng(10 + k) for k in range(3)],
-        eval_rngs=[_eval_rng(k) for k in range(3)],
-        on_step=record,
-    )
+    results, _ = _together(members, settings, group=group, on_step=record)
     assert results[1].stopped_early and results[1].steps_done == 15
     assert [r.steps_done for r in (results[0], results[2])] == [30, 30]
     for p, q in zip(members[1].model.parameters(), at_stop, strict=True):
