@@ -114,22 +114,22 @@ def _eval_rng(k: int) -> Callable[[int], np.random.Generator]:
 def _together(
     members: list[ToySteps], settings: LoopSettings, **kwargs: Any
 ) -> tuple[list[LoopResult], ToyGroup]:
+    """train_group with the test's rates and generators, unless ``kwargs`` name others."""
     group = kwargs.pop("group", None) or ToyGroup([m.model for m in members])
-    results = train_group(
-        members,
-        group,
-        settings,
-        lrs=kwargs.pop("lrs", LRS[: len(members)]),
-        weight_decay=DECAY,
-        data_rngs=[np.random.default_rng(10 + k) for k in range(len(members))],
-        eval_rngs=[_eval_rng(k) for k in range(len(members))],
+    count = len(members)
+    kwargs = {
+        "lrs": LRS[:count],
+        "weight_decay": DECAY,
+        "data_rngs": [np.random.default_rng(10 + k) for k in range(count)],
+        "eval_rngs": [_eval_rng(k) for k in range(count)],
         **kwargs,
-    )
-    return results, group
+    }
+    return train_group(members, group, settings, **kwargs), group
 
 
 def _alone(steps: ToySteps, k: int, settings: LoopSettings, **kwargs: Any) -> LoopResult:
-    adam = torch.optim.Adam(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
+    kind = torch.optim.AdamW if kwargs.pop("decoupled", False) else torch.optim.Adam
+    adam = kind(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
     return train_loop(
         steps,
         adam,
@@ -235,6 +235,10 @@ def _crash_at(step: int) -> Callable[[int, StepReport], None]:
     return crash
 
 
+def _first(steps: list[int]) -> Callable[[StepReport], None]:
+    return lambda report: None if steps else steps.append(report.step)
+
+
 def _evaluations(path: Path) -> int:
     return len({s for s, _, _ in load_checkpoint(path)["history"]})
 
@@ -276,10 +280,39 @@ def test_a_member_checkpoint_resumes_alone_with_train_loop(tmp_path: Path) -> No
         _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(23))
     steps = ToySteps(2)
     steps.evaluations = _evaluations(paths[2])
-    resumed = _alone(steps, 2, SETTINGS, checkpoint=paths[2], resume=True)
+    first: list[int] = []  # the step it resumes at: one after the file's
+    resumed = _alone(steps, 2, SETTINGS, checkpoint=paths[2], resume=True, on_step=_first(first))
+    assert first == [21]
     whole = ToySteps(2)
     _same_result(resumed, _alone(whole, 2, SETTINGS))
     _same_weights(steps.model, whole.model)
+
+
+def test_adamw_members_train_and_resume_as_adamw_runs_alone(tmp_path: Path) -> None:
+    settings = LoopSettings(steps=20, eval_every=5, checkpoint_every=5, monitor="dev")
+    members = [ToySteps(0), ToySteps(1)]
+    results, _ = _together(members, settings, decoupled_weight_decay=True)
+    for k in range(2):
+        alone = ToySteps(k)
+        _same_result(results[k], _alone(alone, k, settings, decoupled=True))
+        _same_weights(members[k].model, alone.model)
+    paths = [tmp_path / f"member{k}.pt" for k in range(2)]
+    with pytest.raises(_Crash):
+        _together(
+            [ToySteps(0), ToySteps(1)],
+            settings,
+            decoupled_weight_decay=True,
+            checkpoints=paths,
+            on_step=_crash_at(13),
+        )
+    steps = ToySteps(1)
+    first: list[int] = []
+    resumed = _alone(
+        steps, 1, settings, decoupled=True, checkpoint=paths[1], resume=True, on_step=_first(first)
+    )
+    assert first == [11]  # resumed from the file, not started over
+    _same_result(resumed, results[1])
+    _same_weights(steps.model, members[1].model)
 
 
 def test_members_at_different_steps_are_trained_one_by_one(tmp_path: Path) -> None:
@@ -336,43 +369,21 @@ SHORT = LoopSettings(steps=3, monitor="dev")
     ],
 )
 def test_bad_arguments_are_named(change: dict[str, Any], message: str) -> None:
-    members = [ToySteps(0), ToySteps(1)]
-    kwargs: dict[str, Any] = {
-        "lrs": LRS[:2],
-        "weight_decay": DECAY,
-        "data_rngs": [np.random.default_rng(k) for k in range(2)],
-        "eval_rngs": [_eval_rng(k) for k in range(2)],
-    }
     with pytest.raises(ValueError, match=message):
-        train_group(members, ToyGroup([m.model for m in members]), SHORT, **{**kwargs, **change})
+        _together([ToySteps(0), ToySteps(1)], SHORT, **change)
 
 
 def test_members_of_another_group_or_batch_size_are_refused() -> None:
     members = [ToySteps(0), ToySteps(1)]
+    other = ToyGroup([members[0].model, ToyRNN(1)])
     with pytest.raises(ValueError, match=r"members: member 1's model is not group\.members\[1\]"):
-        train_group(
-            members,
-            ToyGroup([members[0].model, ToyRNN(1)]),
-            SHORT,
-            lrs=LRS[:2],
-            weight_decay=DECAY,
-            data_rngs=[np.random.default_rng(k) for k in range(2)],
-            eval_rngs=[_eval_rng(k) for k in range(2)],
-        )
+        _together(members, SHORT, group=other)
     with pytest.raises(ValueError, match="members: their batches must be of one size"):
         _together([ToySteps(0), ToySteps(1, batch=3)], SHORT)
     group = ToyGroup([m.model for m in members])
     group.stacked[0] = nn.Parameter(torch.zeros(2, 1, 1, dtype=torch.float64))
     with pytest.raises(ValueError, match=r"group: its parameters are of shapes \[\(2, 1, 1\)"):
-        train_group(
-            members,
-            group,
-            SHORT,
-            lrs=LRS[:2],
-            weight_decay=DECAY,
-            data_rngs=[np.random.default_rng(k) for k in range(2)],
-            eval_rngs=[_eval_rng(k) for k in range(2)],
-        )
+        _together(members, SHORT, group=group)
 
 
 def test_a_group_with_no_step_to_take_evaluates_each_member_once() -> None:

@@ -27,15 +27,16 @@ def _grads(params: list[nn.Parameter], gen: torch.Generator) -> list[Tensor]:
     return [torch.randn(p.shape, generator=gen, dtype=p.dtype) * 3 for p in params]
 
 
+@pytest.mark.parametrize("decoupled", [False, True])
 @pytest.mark.parametrize("weight_decay", [0.0, 0.01, 0.5])
-def test_each_member_moves_as_torch_adam_moves_it_alone(weight_decay: float) -> None:
+def test_each_member_moves_as_torch_adam_moves_it_alone(
+    weight_decay: float, decoupled: bool
+) -> None:
     stacked = _stacked(len(LRS))
     alone = [_alone(stacked, k) for k in range(len(LRS))]
-    ours = StackedAdam(stacked, LRS, weight_decay=weight_decay)
-    theirs = [
-        torch.optim.Adam(a, lr=lr, weight_decay=weight_decay)
-        for a, lr in zip(alone, LRS, strict=True)
-    ]
+    ours = StackedAdam(stacked, LRS, weight_decay=weight_decay, decoupled_weight_decay=decoupled)
+    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
+    theirs = [kind(a, lr=lr, weight_decay=weight_decay) for a, lr in zip(alone, LRS, strict=True)]
     gen = torch.Generator().manual_seed(1)
     for _ in range(20):
         grads = _grads(stacked, gen)
@@ -66,10 +67,11 @@ def test_float32_members_match_torch_adam_to_float_precision() -> None:
         torch.testing.assert_close(p.detach()[1], q.detach(), rtol=0, atol=1e-6)
 
 
-def test_a_rate_of_zero_leaves_a_member_exactly_where_it_was() -> None:
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_a_rate_of_zero_leaves_a_member_exactly_where_it_was(decoupled: bool) -> None:
     stacked = _stacked(3)
     before = [p.detach().clone() for p in stacked]
-    ours = StackedAdam(stacked, [0.1, 0.0, 0.1], weight_decay=0.1)
+    ours = StackedAdam(stacked, [0.1, 0.0, 0.1], weight_decay=0.1, decoupled_weight_decay=decoupled)
     gen = torch.Generator().manual_seed(3)
     for _ in range(5):
         for p, g in zip(stacked, _grads(stacked, gen), strict=True):

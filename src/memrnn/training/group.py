@@ -39,38 +39,34 @@ from memrnn.training.loop import (
 )
 from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
 from memrnn.training.state import LoopState, Schedule, restore_state, save_state
-from memrnn.validation import check_float, check_generator
+from memrnn.validation import check_flag, check_float, check_generator
 
 
 class GroupModel(Protocol):
     """K models of one architecture as one module: each parameter stacked ``(K, *shape)``.
 
-    The i-th stacked parameter is, slice by slice, ``list(members[k].parameters())[i]``;
-    the members are kept outside the module (they are not its submodules).
+    ``members`` are the K member modules, kept outside the module (not its submodules);
+    ``parameters()`` are the stacked parameters, the i-th being, slice by slice,
+    ``list(members[k].parameters())[i]``. Called on the members' inputs ``(K, B, T, ...)``
+    it gives their outputs ``(K, B, T, O)``, causally (an output at time t reads no input
+    after t). ``write_back()`` copies the stacked values into each member's parameters,
+    ``read_members()`` the other way.
     """
 
     @property
-    def members(self) -> tuple[nn.Module, ...]:
-        """The K member modules."""
+    def members(self) -> tuple[nn.Module, ...]: ...
 
-    def parameters(self) -> Iterator[nn.Parameter]:
-        """The stacked parameters, in the order of a member's ``parameters()``."""
+    def parameters(self) -> Iterator[nn.Parameter]: ...
 
-    def __call__(self, inputs: Tensor) -> Tensor:
-        """The members' outputs, ``(K, B, T, O)``, on their inputs ``(K, B, T, ...)``;
-        causal: an output at time t reads no input after t."""
+    def __call__(self, inputs: Tensor) -> Tensor: ...
 
-    def train(self, mode: bool = True) -> object:
-        """Set training mode."""
+    def train(self, mode: bool = True) -> object: ...
 
-    def eval(self) -> object:
-        """Set evaluation mode."""
+    def eval(self) -> object: ...
 
-    def write_back(self) -> None:
-        """Copy the stacked values into each member's parameters."""
+    def write_back(self) -> None: ...
 
-    def read_members(self) -> None:
-        """Copy each member's parameters into the stacked values."""
+    def read_members(self) -> None: ...
 
 
 class GroupSteps(Steps, Protocol):
@@ -98,12 +94,14 @@ def train_group(
     resume: bool = False,
     on_step: Callable[[int, StepReport], None] | None = None,
     schedule: Schedule | None = None,
+    decoupled_weight_decay: bool = False,
 ) -> list[LoopResult]:
     """Train the K runs ``members`` together through ``group``; return their results.
 
     Member ``k`` is trained as ``train_loop(members[k], torch.optim.Adam(params, lr=lrs[k],
     weight_decay=weight_decay), settings, data_rng=data_rngs[k], eval_rng=eval_rngs[k],
-    checkpoint=checkpoints[k], resume=resume)`` would train it alone, to float rounding:
+    checkpoint=checkpoints[k], resume=resume)`` would train it alone (``AdamW`` for
+    ``decoupled_weight_decay``; see :class:`StackedAdam`), to float rounding:
     its batches come from its own generator, it is evaluated on its own module (the
     group's values written back first) every ``settings.eval_every`` steps and after the
     last, and it stops early, keeps its best weights and writes its checkpoint in the
@@ -136,11 +134,15 @@ def train_group(
     paths: list[Path | None] = list(checkpoints) if checkpoints is not None else [None] * count
     rates = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(lrs)]
     decay = check_float("weight_decay", weight_decay, 0.0)
+    decoupled = check_flag("decoupled_weight_decay", decoupled_weight_decay)
+    adam = torch.optim.AdamW if decoupled else torch.optim.Adam
     adams = [
-        torch.optim.Adam(m.model.parameters(), lr=lr, weight_decay=decay)
+        adam(m.model.parameters(), lr=lr, weight_decay=decay)
         for m, lr in zip(members, rates, strict=True)
     ]
-    optimizer = StackedAdam(group.parameters(), rates, weight_decay=decay)
+    optimizer = StackedAdam(
+        group.parameters(), rates, weight_decay=decay, decoupled_weight_decay=decoupled
+    )
     states = [
         LoopState(best_weights=_copy(m.model) if settings.keep_best else None) for m in members
     ]

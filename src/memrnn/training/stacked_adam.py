@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from memrnn.validation import check_float, check_int
+from memrnn.validation import check_flag, check_float, check_int
 
 Betas = tuple[float, float]
 
@@ -36,14 +36,15 @@ def _members_view(values: Sequence[float], like: Tensor) -> Tensor:
 
 
 class StackedAdam:
-    """Adam (Kingma & Ba, 2015) with L2 weight decay over ``(K, *shape)`` parameters, a
-    learning rate per member.
+    """Adam (Kingma & Ba, 2015) over ``(K, *shape)`` parameters, a learning rate per member.
 
     Member ``k``'s slices move exactly as ``torch.optim.Adam(lr=lrs[k], betas=betas,
-    eps=eps, weight_decay=weight_decay)`` would move its own parameters given the same
-    gradients: ``g + weight_decay * p`` is averaged into the first and second moments,
-    and the step is ``lr / (1 - beta1**t)`` times ``m / (sqrt(v) / sqrt(1 - beta2**t) +
-    eps)``, ``t`` counting the member's steps of that parameter. A parameter whose
+    eps=eps, weight_decay=weight_decay, decoupled_weight_decay=...)`` would move its own
+    parameters given the same gradients: ``g + weight_decay * p`` (L2 decay; or ``g``,
+    with ``p`` first scaled by ``1 - lr * weight_decay``: the decoupled decay of AdamW,
+    Loshchilov & Hutter, 2019) is averaged into the first and second moments, and the
+    step is ``lr / (1 - beta1**t)`` times ``m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``,
+    ``t`` counting the member's steps of that parameter. A parameter whose
     gradient is None is skipped, as torch skips it. A learning rate of 0 leaves a
     member's parameters exactly as they are (its moments still move); :meth:`freeze`
     also stops its moments and step count, so its state stays what it was.
@@ -51,7 +52,9 @@ class StackedAdam:
     Args:
         params: the stacked parameters, each of shape ``(K, ...)``.
         lrs: the K members' learning rates (>= 0).
-        weight_decay: the L2 penalty added to every member's gradient (>= 0).
+        weight_decay: the weight decay of every member (>= 0).
+        decoupled_weight_decay: False for L2 decay added to the gradient (Adam), True
+            for decay applied to the weights (AdamW).
         betas: the moments' decay rates, each in [0, 1).
         eps: added to the second moment's root (> 0).
 
@@ -68,6 +71,7 @@ class StackedAdam:
         weight_decay: float = 0.0,
         betas: Betas = (0.9, 0.999),
         eps: float = 1e-8,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         self.params = tuple(params)
         if not self.params:
@@ -90,6 +94,7 @@ class StackedAdam:
             check_float("betas[1]", betas[1], 0.0, below=1.0),
         )
         self.eps = check_float("eps", eps, above=0.0)
+        self.decoupled = check_flag("decoupled_weight_decay", decoupled_weight_decay)
         self._frozen = [False] * self.members
         # the members' step counts of each parameter, as floats (torch keeps them as such)
         self._steps = [[0.0] * self.members for _ in self.params]
@@ -135,7 +140,7 @@ class StackedAdam:
         if len(frozen) == self.members:
             return
         beta1, beta2 = self.betas
-        factors: dict[tuple[object, ...], tuple[Tensor, Tensor]] = {}
+        factors: dict[tuple[object, ...], tuple[Tensor, Tensor, Tensor]] = {}
         for i, p in enumerate(self.params):
             if p.grad is None:
                 continue
@@ -145,11 +150,13 @@ class StackedAdam:
             key = (tuple(steps), p.dtype, p.device, p.ndim)
             if key not in factors:
                 factors[key] = self._factors(steps, p)
-            neg_step_size, bias2_sqrt = factors[key]
+            neg_step_size, bias2_sqrt, shrink = factors[key]
             exp_avg, exp_avg_sq = self._exp_avg[i], self._exp_avg_sq[i]
             kept = (exp_avg[frozen], exp_avg_sq[frozen]) if frozen else None  # copies
             grad = p.grad
-            if self.weight_decay != 0:
+            if self.weight_decay != 0 and self.decoupled:
+                p.mul_(shrink)
+            elif self.weight_decay != 0:
                 grad = grad.add(p, alpha=self.weight_decay)
             exp_avg.lerp_(grad, 1 - beta1)
             exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
@@ -159,19 +166,21 @@ class StackedAdam:
             if kept is not None:
                 exp_avg[frozen], exp_avg_sq[frozen] = kept
 
-    def _factors(self, steps: Sequence[float], like: Tensor) -> tuple[Tensor, Tensor]:
-        """Each member's -lr / (1 - beta1**t) and sqrt(1 - beta2**t), as torch computes
-        them in Python floats; 0 and 1 for a member that does not move."""
+    def _factors(self, steps: Sequence[float], like: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Each member's -lr / (1 - beta1**t), sqrt(1 - beta2**t) and 1 - lr * weight_decay,
+        as torch computes them in Python floats; 0, 1 and 1 for a member that does not move."""
         beta1, beta2 = self.betas
-        neg, root = [], []
+        neg, root, shrink = [], [], []
         for k, t in enumerate(steps):
             if self._frozen[k]:
                 neg.append(0.0)
                 root.append(1.0)
+                shrink.append(1.0)
             else:
                 neg.append(-(self._lrs[k] / (1 - beta1**t)))
                 root.append((1 - beta2**t) ** 0.5)
-        return _members_view(neg, like), _members_view(root, like)
+                shrink.append(1 - self._lrs[k] * self.weight_decay)
+        return _members_view(neg, like), _members_view(root, like), _members_view(shrink, like)
 
     def export_member(self, member: int, adam: torch.optim.Adam) -> None:
         """Put ``member``'s state into ``adam``, an Adam over that member's own
@@ -231,7 +240,7 @@ class StackedAdam:
             "weight_decay": self.weight_decay,
             "amsgrad": False,
             "maximize": False,
-            "decoupled_weight_decay": False,
+            "decoupled_weight_decay": self.decoupled,
         }
         for name, value in ours.items():
             theirs = tuple(group[name]) if name == "betas" else group.get(name, False)
