@@ -96,6 +96,8 @@ def test_a_frozen_member_keeps_its_parameters_and_state() -> None:
     kept = torch.optim.Adam(_alone(stacked, 0), lr=0.1)
     ours.export_member(0, kept)
     weights = [p.detach()[0].clone() for p in stacked]
+    ours.zero_grad()
+    assert all(p.grad is None for p in stacked)
     step()
     step()
     assert ours.frozen == (True, False)

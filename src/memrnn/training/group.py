@@ -211,7 +211,7 @@ class _GroupRun:
         while active:
             batches = {k: self.members[k].training_batch(self.data_rngs[k]) for k in active}
             losses = self._losses(batches)
-            self.optimizer.zero_grad(set_to_none=True)
+            self.optimizer.zero_grad()
             losses.sum().backward()
             if settings.clip > 0:
                 clip_grad_norm_per_member_(self.optimizer.params, settings.clip)

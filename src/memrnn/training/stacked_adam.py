@@ -3,10 +3,12 @@
 Runs that differ only in seed or learning rate train together as one model whose every
 parameter is stacked ``(K, *shape)``, slice ``k`` being member ``k``'s parameter. Each
 member must then move exactly as ``torch.optim.Adam`` (Kingma & Ba, 2015, Algorithm 1)
-would move it alone, with its own learning rate and its own step count. :class:`StackedAdam`
-runs the arithmetic of torch's single-tensor CPU Adam with per-member step sizes and bias
-corrections, and hands a member's state to and from a ``torch.optim.Adam`` over that
-member's own parameters, so that a member's checkpoint is a single run's.
+or ``torch.optim.AdamW`` (Loshchilov & Hutter, 2019) would move it alone, with its own
+learning rate and its own step count. :class:`StackedAdam` runs the arithmetic of torch's
+single-tensor Adam (the one torch runs on the CPU; on a GPU torch runs a multi-tensor
+one, equal to rounding) with per-member step sizes and bias corrections, and hands a
+member's state to and from a ``torch.optim.Adam`` over that member's own parameters, so
+that a member's checkpoint is a single run's.
 :func:`clip_grad_norm_per_member_` clips each member's gradient by its own global norm, as
 ``torch.nn.utils.clip_grad_norm_`` clips a run alone.
 """
@@ -110,10 +112,6 @@ class StackedAdam:
         """The members' learning rates."""
         return tuple(self._lrs)
 
-    def set_lr(self, member: int, lr: float) -> None:
-        """Set ``member``'s learning rate (>= 0)."""
-        self._lrs[self._member(member)] = check_float("lr", lr, 0.0)
-
     @property
     def frozen(self) -> tuple[bool, ...]:
         """Which members :meth:`freeze` has frozen."""
@@ -123,15 +121,10 @@ class StackedAdam:
         """Stop ``member``: from now on its parameters, moments and step counts stay."""
         self._frozen[self._member(member)] = True
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clear the stacked parameters' gradients (None, or zeros)."""
+    def zero_grad(self) -> None:
+        """Set the stacked parameters' gradients to None."""
         for p in self.params:
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.detach_().zero_()
+            p.grad = None
 
     @torch.no_grad()
     def step(self) -> None:
