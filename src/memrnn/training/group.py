@@ -3,12 +3,11 @@
 Most runs memrnn makes are small models at small batches on a CPU, where a training step
 waits on Python and kernel launches rather than on arithmetic. Runs that differ only in
 seed or learning rate can share their steps: a :class:`GroupModel` holds the K members'
-parameters stacked, one forward and one backward serve all K, and :class:`StackedAdam`
-moves each member as its own ``torch.optim.Adam`` would. :func:`train_group` keeps, for
-every member, exactly what :func:`~memrnn.training.loop.train_loop` keeps for a run alone:
-its own training data stream, loss history, evaluations, early stopping, best weights,
-checkpoint and result.
-"""
+parameters stacked, one forward and one backward serve all K, and
+:class:`~memrnn.training.StackedAdam` moves each member as its own Adam would.
+:func:`train_group` keeps, for every member, exactly what
+:func:`~memrnn.training.loop.train_loop` keeps for a run alone: its own training data
+stream, loss history, evaluations, early stopping, best weights, checkpoint and result."""
 
 from __future__ import annotations
 
@@ -101,7 +100,7 @@ def train_group(
     Member ``k`` is trained as ``train_loop(members[k], torch.optim.Adam(params, lr=lrs[k],
     weight_decay=weight_decay), settings, data_rng=data_rngs[k], eval_rng=eval_rngs[k],
     checkpoint=checkpoints[k], resume=resume)`` would train it alone (``AdamW`` for
-    ``decoupled_weight_decay``; see :class:`StackedAdam`), to float rounding:
+    ``decoupled_weight_decay``; see :class:`~memrnn.training.StackedAdam`), to float rounding:
     its batches come from its own generator, it is evaluated on its own module (the
     group's values written back first) every ``settings.eval_every`` steps and after the
     last, and it stops early, keeps its best weights and writes its checkpoint in the
@@ -135,9 +134,9 @@ def train_group(
     rates = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(lrs)]
     decay = check_float("weight_decay", weight_decay, 0.0)
     decoupled = check_flag("decoupled_weight_decay", decoupled_weight_decay)
-    adam = torch.optim.AdamW if decoupled else torch.optim.Adam
+    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
     adams = [
-        adam(m.model.parameters(), lr=lr, weight_decay=decay)
+        kind(m.model.parameters(), lr=lr, weight_decay=decay)
         for m, lr in zip(members, rates, strict=True)
     ]
     optimizer = StackedAdam(
