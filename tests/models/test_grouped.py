@@ -45,17 +45,26 @@ def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype, seed: int 
     return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
 
 
-# (builder, token ids or vectors): MemoryRNN on vectors, MemoryAugmentedLSTM on both.
-CASES = [(_rnn(*c), False) for c in RNN_CASES] + [
-    (_transducer(memory), tokens)
-    for memory in ("stack", "queue", "deque")
-    for tokens in (True, False)
-]
-IDS = [f"rnn-{m}-{c}-{'oprime' if o else 'h'}" for m, c, o in RNN_CASES] + [
-    f"transducer-{m}-{'ids' if t else 'vectors'}"
-    for m in ("stack", "queue", "deque")
-    for t in (True, False)
-]
+# (builder, token ids or vectors): MemoryRNN on vectors (and once on ids, read as one-hot
+# vectors), MemoryAugmentedLSTM on both.
+CASES = (
+    [(_rnn(*c), False) for c in RNN_CASES]
+    + [(_rnn("deque", "lstm", True), True)]
+    + [
+        (_transducer(memory), tokens)
+        for memory in ("stack", "queue", "deque")
+        for tokens in (True, False)
+    ]
+)
+IDS = (
+    [f"rnn-{m}-{c}-{'oprime' if o else 'h'}" for m, c, o in RNN_CASES]
+    + ["rnn-deque-ids"]
+    + [
+        f"transducer-{m}-{'ids' if t else 'vectors'}"
+        for m in ("stack", "queue", "deque")
+        for t in (True, False)
+    ]
+)
 
 
 def _loss(logits: Tensor) -> Tensor:
