@@ -171,3 +171,34 @@ def test_exact_gates_same_gradients_as_stepwise(memory: str, cell: str, o_prime:
     torch.testing.assert_close(fast.outputs, slow.outputs, rtol=1e-10, atol=1e-12)
     for k in fast_grads:
         torch.testing.assert_close(fast_grads[k], slow_grads[k], rtol=1e-9, atol=1e-11, msg=k)
+
+
+@pytest.mark.parametrize(("memory", "cell", "o_prime"), CASES)
+def test_gradcheck_members(memory: str, cell: str, o_prime: bool) -> None:
+    """K = 2 controllers at once: every weight stacked (2, ...), rows member-major."""
+    k, b, t_len, hid, m = 2, 2, 4, 3, 2
+    e = 2 if memory == "deque" else 1
+    gen = torch.Generator().manual_seed(4)
+
+    def rand(*size: int) -> torch.Tensor:
+        return (2 * torch.randn(*size, dtype=torch.float64, generator=gen)).requires_grad_()
+
+    g = 4 * hid if cell == "lstm" else hid
+    q = e * m + 2 * e
+    inputs = [
+        rand(k * b, t_len, g),
+        rand(k * b, hid),
+        rand(k * b, hid) if cell == "lstm" else None,
+        rand(k, g, e * m + hid),
+        rand(k, hid, hid) if o_prime else None,
+        rand(k, hid) if o_prime else None,
+        rand(k, q, hid),
+        rand(k, q),
+    ]
+    shape = Shape(Layout(memory, t_len), hid, m, lstm=cell == "lstm")  # type: ignore[arg-type]
+    noise = torch.randn(k * b, t_len, 2 * e, dtype=torch.float64, generator=gen)
+
+    def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
+        return MemoryRNNSequence.apply(*args, noise, shape)[:3]  # type: ignore[no-any-return]
+
+    assert torch.autograd.gradcheck(f, tuple(inputs), eps=1e-6, atol=1e-6, fast_mode=True)

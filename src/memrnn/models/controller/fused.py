@@ -15,6 +15,12 @@ by that bookkeeping, not by arithmetic. ``MemoryRNNSequence`` runs the same recu
 
 ``MemoryRNN.forward`` and ``trace`` use it (``sequence.run_fused``); ``MemoryRNN.step``
 remains the literal per-step reference the tests compare it with.
+
+The same node runs K controllers of one shape at once (``memrnn.models.grouped``): with
+every weight stacked (K, ...) and the batch rows member-major (member k owns rows
+k B .. (k + 1) B - 1), its matrix products become batched ones (``addmm``, ``mm``,
+``weight_grad``, ``bias_grad`` below), and the memory, which acts row by row, is unchanged.
+With 2-D weights these helpers run the products of a single controller as they were.
 """
 
 from __future__ import annotations
@@ -27,6 +33,79 @@ from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+
+
+def members(w: Tensor) -> int | None:
+    """K for a weight stacked over K members (3-D), None for one model's weight (2-D)."""
+    return w.shape[0] if w.ndim == 3 else None
+
+
+def addmm(add: Tensor, x: Tensor, w: Tensor, out: Tensor | None = None) -> Tensor:
+    """add + x w: x (R, I) and w (I, O), or K members' weights w (K, I, O) on R = K B
+    member-major rows, ``add`` then (K, O) per member or (R, O) per row."""
+    k = members(w)
+    if k is None:
+        return torch.addmm(add, x, w, out=out)
+    at = out.view(k, -1, w.shape[2]) if out is not None else None
+    batched = torch.baddbmm(add.view(k, -1, add.shape[-1]), x.view(k, -1, x.shape[-1]), w, out=at)
+    return batched.flatten(0, 1)
+
+
+def addmm_(acc: Tensor, x: Tensor, w: Tensor) -> None:
+    """acc += x w in place, shapes as for ``addmm``."""
+    k = members(w)
+    if k is None:
+        acc.addmm_(x, w)
+    else:
+        acc.view(k, -1, acc.shape[-1]).baddbmm_(x.view(k, -1, x.shape[-1]), w)
+
+
+def mm(x: Tensor, w: Tensor) -> Tensor:
+    """x w, shapes as for ``addmm``."""
+    k = members(w)
+    if k is None:
+        return x @ w
+    return torch.bmm(x.view(k, -1, x.shape[-1]), w).flatten(0, 1)
+
+
+def weight_grad(d: Tensor, x: Tensor, k: int | None) -> Tensor:
+    """sum over steps and rows of d^T x for d (T, R, O) and x (T, R, I): (O, I), or
+    (K, O, I) per member over its own B rows."""
+    if k is None:
+        return d.flatten(0, 1).t() @ x.flatten(0, 1)
+    by_member = [y.unflatten(1, (k, -1)).transpose(0, 1).flatten(1, 2) for y in (d, x)]
+    return torch.bmm(by_member[0].transpose(1, 2), by_member[1])
+
+
+def bias_grad(d: Tensor, k: int | None) -> Tensor:
+    """sum over steps and rows of d (T, R, O): (O,), or (K, O) per member."""
+    return d.sum((0, 1)) if k is None else d.unflatten(1, (k, -1)).sum((0, 2))
+
+
+# The memory's reads and their gradient to the values are a tiny product per row (1 to 2
+# by up to 2T by m). On K B rows a broadcast product and sum is several times faster than
+# ``torch.bmm``, which takes its unvectorised path for them. One model keeps ``bmm``: the
+# two round differently, and one model's runs must stay as they were.
+
+
+def read(w: Tensor, values: Tensor, k: int | None, out: Tensor) -> None:
+    """The reads with the read weights w (E, R, n) of the values (R, n, m) into out
+    (R, E m), one end after the other."""
+    if k is None:
+        out.copy_(torch.bmm(w.transpose(0, 1), values).flatten(1))
+        return
+    m = values.shape[2]
+    for end, w_end in enumerate(w):
+        torch.sum(values * w_end.unsqueeze(-1), dim=1, out=out[:, end * m : (end + 1) * m])
+
+
+def add_read_grad(d_values: Tensor, w: Tensor, d_r: Tensor, k: int | None) -> None:
+    """d_values (R, n, m) += the gradient of ``read`` to its values, for d_r (R, E, m)."""
+    if k is None:
+        d_values.baddbmm_(w.permute(1, 2, 0), d_r)
+        return
+    for end, w_end in enumerate(w):
+        d_values.addcmul_(w_end.unsqueeze(-1), d_r[:, end].unsqueeze(1))
 
 
 @dataclass(frozen=True)
@@ -57,6 +136,10 @@ class MemoryRNNSequence(torch.autograd.Function):
         noise: (B, T, 2E) added to the push and pop pre-activations, or None.
         shape: a ``Shape``.
 
+    For K members at once, every weight and bias has a leading dimension K (w_rec
+    (K, G, E m + H), b_p (K, H'), ...) and B = K B' rows, member-major; the weights'
+    gradients are then (K, ...), each member's summed over its own rows.
+
     Returns:
         o' (B, T, H'), push (B, T, E), pop (B, T, E) and the strengths s_t (T, B, n) in
         the layout's row order (not differentiable).
@@ -84,16 +167,17 @@ class MemoryRNNSequence(torch.autograd.Function):
         rh = new(steps + 1, batch, em + hid)  # [r_{t-1} ; h_{t-1}] at index t
         hs = rh[1:, :, em:]
         # The cell's gates after their sigmoid or tanh (an Elman cell's are h_t itself).
-        acts = new(steps, batch, w_rec.shape[0]) if shape.lstm else hs
+        acts = new(steps, batch, w_rec.shape[-2]) if shape.lstm else hs
         cells = new(steps + 1, batch, hid) if shape.lstm else None
         tanh_c = new(steps, batch, hid) if shape.lstm else None
-        p_all = new(steps, batch, w_q.shape[1]) if w_p is not None else hs
-        q_all = new(steps, batch, w_q.shape[0])  # [v ; d ; u] after their nonlinearities
+        p_all = new(steps, batch, w_q.shape[-1]) if w_p is not None else hs
+        q_all = new(steps, batch, w_q.shape[-2])  # [v ; d ; u] after their nonlinearities
         strengths = xw.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
         weights = new(steps, e, batch, layout.rows)
         values = xw.new_zeros(batch, layout.rows, m)
 
         one = xw.new_ones(())
+        group = members(w_rec)
         rh[0, :, :em] = 0
         rh[0, :, em:] = h0
         if cells is not None:
@@ -101,7 +185,7 @@ class MemoryRNNSequence(torch.autograd.Function):
             cells[0] = c0
         for t in range(steps):
             a = acts[t]
-            z = torch.addmm(xw_t[t], rh[t], w_rec.t())
+            z = addmm(xw_t[t], rh[t], w_rec.mT)
             if cells is not None and tanh_c is not None:
                 torch.sigmoid(z, out=a)
                 torch.tanh(z[:, 2 * hid : 3 * hid], out=a[:, 2 * hid : 3 * hid])
@@ -112,8 +196,8 @@ class MemoryRNNSequence(torch.autograd.Function):
                 h = torch.tanh(z, out=hs[t])
             p = h
             if w_p is not None:
-                p = torch.tanh(torch.addmm(b_p, h, w_p.t()), out=p_all[t])  # type: ignore[arg-type]
-            q = torch.addmm(b_q, p, w_q.t(), out=q_all[t])
+                p = torch.tanh(addmm(b_p, h, w_p.mT), out=p_all[t])  # type: ignore[arg-type]
+            q = addmm(b_q, p, w_q.mT, out=q_all[t])
             q[:, :em].tanh_()
             if noise is not None:
                 q[:, em:] += noise[:, t]
@@ -123,8 +207,7 @@ class MemoryRNNSequence(torch.autograd.Function):
             for k, row in enumerate(layout.push_rows(t)):
                 values[:, row] = q[:, k * m : (k + 1) * m]
             lo, hi = layout.window(t)  # the rows pushed so far; the rest read as zero
-            reads = torch.bmm(weights[t, :, :, lo:hi].transpose(0, 1), values[:, lo:hi])
-            rh[t + 1, :, :em] = reads.flatten(1)
+            read(weights[t, :, :, lo:hi], values[:, lo:hi], group, out=rh[t + 1, :, :em])
 
         ctx.shape = shape  # type: ignore[attr-defined]
         saved = (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
@@ -148,6 +231,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         em = e * m
         steps, batch, _ = acts.shape
         new = acts.new_zeros
+        group = members(w_rec)
 
         # Every factor that does not depend on the backward recursion, for all steps.
         masks = backward_masks(layout, strengths[:-1], strengths[1:], q_all[..., em + e :])
@@ -186,7 +270,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         # runs the reports quote.
         for t in reversed(range(steps)):
             d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
-            d_values.baddbmm_(weights[t].permute(1, 2, 0), d_r)
+            add_read_grad(d_values, weights[t], d_r, group)
             dq = d_q[t]
             d_s = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1), dq[:, em : em + e],
                                 dq[:, em + e :])  # fmt: skip
@@ -195,9 +279,9 @@ class MemoryRNNSequence(torch.autograd.Function):
             if grad_gates is not None:
                 dq[:, em:] += grad_gates[t]
             dq *= q_slope[t]
-            d_p = dq @ w_q if grad_p_t is None else torch.addmm(grad_p_t[t], dq, w_q)
+            d_p = mm(dq, w_q) if grad_p_t is None else addmm(grad_p_t[t], dq, w_q)
             if d_pre is not None and p_slope is not None:
-                d_h.addmm_(torch.mul(d_p, p_slope[t], out=d_pre[t]), w_p)
+                addmm_(d_h, torch.mul(d_p, p_slope[t], out=d_pre[t]), w_p)
             else:
                 d_h += d_p
             dz = d_z[t]
@@ -209,20 +293,19 @@ class MemoryRNNSequence(torch.autograd.Function):
                 d_c = d_c * f[t]
             else:
                 torch.mul(d_h, slope[t], out=dz)
-            d_rh = dz @ w_rec
+            d_rh = mm(dz, w_rec)
             d_r = d_rh[:, :em].unflatten(1, (e, m))
             d_h = d_rh[:, em:]
 
-        flat = lambda x: x.flatten(0, 1)  # noqa: E731
         grads: dict[str, Tensor | None] = {
             "xw": d_z.transpose(0, 1),
             "h0": d_h,
             "c0": d_c,
-            "w_rec": flat(d_z).t() @ flat(rh[:-1]),
-            "w_p": flat(d_pre).t() @ flat(hs) if d_pre is not None else None,
-            "b_p": d_pre.sum((0, 1)) if d_pre is not None else None,
-            "w_q": flat(d_q).t() @ flat(p_all),
-            "b_q": d_q.sum((0, 1)),
+            "w_rec": weight_grad(d_z, rh[:-1], group),
+            "w_p": weight_grad(d_pre, hs, group) if d_pre is not None else None,
+            "b_p": bias_grad(d_pre, group) if d_pre is not None else None,
+            "w_q": weight_grad(d_q, p_all, group),
+            "b_q": bias_grad(d_q, group),
         }
         wanted = ctx.needs_input_grad
         names = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q")

@@ -3,13 +3,16 @@
 - ``run_stepwise``: ``MemoryRNN.step`` once per time step under plain autograd, the literal
   reference;
 - ``run_fused``: the whole sequence as one autograd node with a hand-written backward
-  (``memrnn.models.controller.fused``), several times faster; the default.
+  (``memrnn.models.controller.fused``), several times faster; the default. Its second
+  half, ``run_weights``, also runs K controllers of one architecture at once from their
+  stacked weights (``memrnn.models.grouped``).
 
 Both take the gate noise already drawn, (B, T, 2E) or None, and return a ``Trace``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import torch
@@ -17,7 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from memrnn.models.controller.carry import StepOutput
-from memrnn.models.controller.fused import MemoryRNNSequence, Shape
+from memrnn.models.controller.fused import MemoryRNNSequence, Shape, members
 from memrnn.models.trace import Trace
 from memrnn.structures.layout import Layout
 
@@ -66,25 +69,63 @@ def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tenso
 
 def run_fused(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
     """The same as ``run_stepwise`` through ``MemoryRNNSequence``, for T >= 1."""
-    b, t_len, _ = inputs.shape
-    cell = model.cell
-    n_in = model.input_size
-    bias = cell.bias_ih + cell.bias_hh if cell.bias_ih is not None else None
-    xw = F.linear(inputs, cell.weight_ih[:, :n_in], bias)
-    w_rec = torch.cat([cell.weight_ih[:, n_in:], cell.weight_hh], dim=1)
-    ends = [model.top] if model.bot is None else [model.top, model.bot]
-    layers = [g.value for g in ends] + [g.push for g in ends] + [g.pop for g in ends]
-    w_q = torch.cat([layer.weight for layer in layers])
-    b_q = torch.cat([layer.bias for layer in layers])
+    params = dict(model.named_parameters())
+    xw = linear(inputs, params["cell.weight_ih"][:, : model.input_size], input_bias(params))
+    return run_weights(model, params, xw, strengths, noise)
+
+
+def input_bias(params: Mapping[str, Tensor]) -> Tensor | None:
+    """The cell's two biases as one, (G,) or (K, G) stacked, or None for a cell without."""
+    bias_ih = params.get("cell.bias_ih")
+    return bias_ih + params["cell.bias_hh"] if bias_ih is not None else None
+
+
+def linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    """x w^T + b for x (R, T, I): one layer w (O, I), or K members' layers w (K, O, I) and
+    b (K, O) on R = K B member-major rows (``memrnn.models.controller.fused``)."""
+    k = members(w)
+    if k is None:
+        return F.linear(x, w, b)
+    rows = x.reshape(k, -1, x.shape[-1])
+    out = torch.bmm(rows, w.mT) if b is None else torch.baddbmm(b.unsqueeze(1), rows, w.mT)
+    return out.view(*x.shape[:-1], w.shape[1])
+
+
+def per_row(x: Tensor, rows: int) -> Tensor:
+    """A learned state x (H,), or K members' (K, H), repeated for ``rows`` rows (R, H),
+    member-major."""
+    if x.ndim == 1:
+        return x.expand(rows, -1)
+    return x.unsqueeze(1).expand(x.shape[0], rows // x.shape[0], -1).flatten(0, 1)
+
+
+def run_weights(
+    model: MemoryRNN,
+    params: Mapping[str, Tensor],
+    xw: Tensor,
+    strengths: bool,
+    noise: Tensor | None,
+) -> Trace:
+    """``run_fused`` from the cell's input pre-activations xw (R, T, G), biases included,
+    with ``model``'s architecture and the weights ``params`` (its ``named_parameters``):
+    its own, or K members' stacked (K, ...) on R = K B member-major rows."""
+    rows, t_len, _ = xw.shape
+    w_ih = params["cell.weight_ih"]
+    w_rec = torch.cat([w_ih[..., model.input_size :], params["cell.weight_hh"]], dim=-1)
+    ends = ("top",) if model.bot is None else ("top", "bot")
+    layers = [f"{end}.{kind}" for kind in ("value", "push", "pop") for end in ends]
+    w_q = torch.cat([params[f"{layer}.weight"] for layer in layers], dim=-2)
+    b_q = torch.cat([params[f"{layer}.bias"] for layer in layers], dim=-1)
+    c0 = params.get("c0")
     layout = Layout(model.memory_kind, t_len)
-    shape = Shape(layout, model.hidden_size, model.memory_width, lstm=model.c0 is not None)
+    shape = Shape(layout, model.hidden_size, model.memory_width, lstm=c0 is not None)
     o_prime, push, pop, kept = MemoryRNNSequence.apply(
         xw,
-        model.h0.expand(b, -1),
-        model.c0.expand(b, -1) if model.c0 is not None else None,
+        per_row(params["h0"], rows),
+        per_row(c0, rows) if c0 is not None else None,
         w_rec,
-        model.o_prime.weight if model.o_prime is not None else None,
-        model.o_prime.bias if model.o_prime is not None else None,
+        params.get("o_prime.weight"),
+        params.get("o_prime.bias"),
         w_q,
         b_q,
         noise,
@@ -92,7 +133,7 @@ def run_fused(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor |
     )
     deque = model.bot is not None
     return Trace(
-        outputs=model.out(o_prime),
+        outputs=linear(o_prime, params["out.weight"], params["out.bias"]),
         push=push[..., 0],
         pop=pop[..., 0],
         push_bot=push[..., 1] if deque else None,

@@ -1,0 +1,211 @@
+"""K models trained as one (memrnn.models.grouped) against the K models one by one."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+import torch
+from torch import Tensor, nn
+
+from memrnn.models import DeepLSTM, MemoryAugmentedLSTM, MemoryRNN, OneHotLSTM
+from memrnn.models.grouped import Grouped, groupable
+
+K = 3
+RNN_CASES = list(itertools.product(("stack", "queue", "deque"), ("rnn", "lstm"), (True, False)))
+
+
+def _rnn(memory: str, cell: str, o_prime: bool) -> Callable[[], nn.Module]:
+    return lambda: MemoryRNN(5, 7, 6, 4, memory=memory, cell=cell, o_prime_layer=o_prime,  # type: ignore[arg-type]
+                             pop_bias=-0.5)  # fmt: skip
+
+
+def _transducer(memory: str) -> Callable[[], nn.Module]:
+    return lambda: MemoryAugmentedLSTM(5, 6, memory=memory, hidden_size=8, embedding=4,  # type: ignore[arg-type]
+                                       memory_width=3)  # fmt: skip
+
+
+def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
+    models = []
+    for seed in range(K):
+        torch.manual_seed(seed)
+        model = build().to(dtype)
+        with torch.no_grad():  # larger weights: gates spread over (0, 1), pops reach deep
+            for p in model.parameters():
+                p.mul_(2)
+        models.append(model)
+    return models
+
+
+def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype, seed: int = 0) -> Tensor:
+    gen = torch.Generator().manual_seed(seed)
+    if tokens:
+        return torch.randint(0, 5, (K, batch, steps), generator=gen)
+    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
+
+
+# (builder, token ids or vectors): MemoryRNN on vectors (and once on ids, read as one-hot
+# vectors), MemoryAugmentedLSTM on both.
+CASES = (
+    [(_rnn(*c), False) for c in RNN_CASES]
+    + [(_rnn("deque", "lstm", True), True)]
+    + [
+        (_transducer(memory), tokens)
+        for memory in ("stack", "queue", "deque")
+        for tokens in (True, False)
+    ]
+)
+IDS = (
+    [f"rnn-{m}-{c}-{'oprime' if o else 'h'}" for m, c, o in RNN_CASES]
+    + ["rnn-deque-ids"]
+    + [
+        f"transducer-{m}-{'ids' if t else 'vectors'}"
+        for m in ("stack", "queue", "deque")
+        for t in (True, False)
+    ]
+)
+
+
+def _loss(logits: Tensor) -> Tensor:
+    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
+    output, summed over the members."""
+    b, t_len, o = logits.shape[-3:]
+    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
+    return (logits.square() + logits * weights).sum() / (b * t_len * o)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "atol"), [(torch.float32, 1e-5), (torch.float64, 1e-12)], ids=["f32", "f64"]
+)
+@pytest.mark.parametrize(("build", "tokens"), CASES, ids=IDS)
+def test_forward_and_gradients_match_the_members(
+    build: Callable[[], nn.Module], tokens: bool, dtype: torch.dtype, atol: float
+) -> None:
+    members = _members(build, dtype)
+    grouped = Grouped(members)
+    x = _inputs(tokens, 4, 9, dtype)
+    logits = grouped(x)
+    alone = [m(x[k]) for k, m in enumerate(members)]
+    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
+
+    _loss(logits).backward()
+    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
+        _loss(out).backward()
+    each = zip(*(m.parameters() for m in members), strict=True)
+    for name, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
+        assert stacked.grad is not None and all(p.grad is not None for p in own)
+        own_grads = torch.stack([p.grad for p in own])  # type: ignore[misc]
+        errors = (stacked.grad - own_grads).flatten(1).abs().amax(1)  # per member
+        assert bool((errors <= atol).all()), f"{name}: {errors.tolist()}"
+
+
+@pytest.mark.parametrize(
+    ("build", "tokens"), [CASES[0], CASES[-2], CASES[-1]], ids=IDS[:1] + IDS[-2:]
+)
+def test_one_step_and_one_row(build: Callable[[], nn.Module], tokens: bool) -> None:
+    members = _members(build)
+    grouped = Grouped(members)
+    x = _inputs(tokens, 1, 1, torch.float32)
+    logits = grouped(x)
+    assert logits.shape[:3] == (K, 1, 1)
+    want = torch.stack([m(x[k]) for k, m in enumerate(members)])
+    torch.testing.assert_close(logits, want, rtol=0, atol=1e-5)
+    logits.sum().backward()
+    assert all(p.grad is not None for p in grouped.parameters())
+
+
+def test_parameters_stack_the_members_in_order() -> None:
+    members = _members(_rnn("deque", "lstm", True))
+    grouped = Grouped(members)
+    names = [name for name, _ in members[0].named_parameters()]
+    assert grouped.names == tuple(names)
+    stacked = list(grouped.parameters())
+    assert [n for n, _ in grouped.named_parameters()] == [n.replace(".", "__") for n in names]
+    for i, p in enumerate(members[0].parameters()):
+        assert stacked[i].shape == (K, *p.shape)
+        for k, member in enumerate(members):
+            assert torch.equal(stacked[i][k], list(member.parameters())[i])
+    # The members are not submodules: moving or saving the group leaves them alone.
+    assert list(grouped.children()) == []
+    assert len(grouped.state_dict()) == len(names)
+
+
+def test_write_back_and_read_members_round_trip() -> None:
+    members = _members(_transducer("stack"))
+    grouped = Grouped(members)
+    before = [[p.clone() for p in m.parameters()] for m in members]
+    with torch.no_grad():
+        for i, p in enumerate(grouped.parameters()):
+            p.add_(i + 1)
+    for k, member in enumerate(members):  # untouched until written back
+        assert all(torch.equal(a, b) for a, b in zip(member.parameters(), before[k], strict=True))
+    grouped.write_back()
+    for k, member in enumerate(members):
+        for i, (p, old) in enumerate(zip(member.parameters(), before[k], strict=True)):
+            torch.testing.assert_close(p, old + (i + 1), rtol=0, atol=0)
+    x = _inputs(True, 2, 5, torch.float32)
+    torch.testing.assert_close(grouped(x), torch.stack([m(x[k]) for k, m in enumerate(members)]))
+
+    with torch.no_grad():
+        for k, member in enumerate(members):
+            for p, old in zip(member.parameters(), before[k], strict=True):
+                p.copy_(old)
+    grouped.read_members()
+    for i, p in enumerate(grouped.parameters()):
+        assert torch.equal(p, torch.stack([b[i] for b in before]))
+
+
+def test_groupable() -> None:
+    assert groupable(_rnn("stack", "rnn", True)())
+    assert groupable(_transducer("deque")())
+    assert not groupable(MemoryRNN(5, 7, 6, 4, gate_noise=0.5))
+    assert not groupable(MemoryAugmentedLSTM(5, 6, hidden_size=8, embedding=4, gate_noise=0.5))
+    assert not groupable(OneHotLSTM(5, 6, 8))
+    assert not groupable(DeepLSTM(5, 6, hidden_size=8, embedding=4))
+
+
+def test_members_that_cannot_be_grouped() -> None:
+    with pytest.raises(ValueError, match="members: expected at least one"):
+        Grouped([])
+    with pytest.raises(ValueError, match=r"members\[1\]: a OneHotLSTM cannot be grouped"):
+        Grouped([_rnn("stack", "rnn", True)(), OneHotLSTM(5, 6, 8)])
+    with pytest.raises(ValueError, match=r"members\[0\]: a MemoryRNN cannot be grouped"):
+        Grouped([MemoryRNN(5, 7, 6, 4, gate_noise=0.1)])
+    with pytest.raises(ValueError, match=r"members\[1\]: a MemoryAugmentedLSTM, but members\[0\]"):
+        Grouped([_rnn("stack", "lstm", False)(), _transducer("stack")()])
+    with pytest.raises(ValueError, match=r"members\[1\]: options .*queue"):
+        Grouped([_rnn("stack", "rnn", True)(), _rnn("queue", "rnn", True)()])
+    with pytest.raises(ValueError, match=r"members\[1\]: options"):
+        Grouped([MemoryRNN(5, 7, 6, 4), MemoryRNN(5, 7, 6, 3)])
+    with pytest.raises(ValueError, match=r"members\[1\]: parameter h0 is \(6,\) torch.float64"):
+        Grouped([MemoryRNN(5, 7, 6, 4), MemoryRNN(5, 7, 6, 4).double()])
+    with pytest.raises(ValueError, match=r"members\[1\]: options"):
+        Grouped([_transducer("stack")(), MemoryAugmentedLSTM(5, 7, hidden_size=8, embedding=4,
+                                                             memory_width=3)])  # fmt: skip
+
+
+def test_bad_inputs() -> None:
+    rnn = Grouped(_members(_rnn("stack", "lstm", True)))
+    transducer = Grouped(_members(_transducer("queue")))
+    with pytest.raises(
+        ValueError, match=r"inputs: expected token ids \(3, B, T\) .* got \(2, 4, 5\)"
+    ):
+        transducer(torch.zeros(2, 4, 5, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"inputs: .* got \(3, 4, 0\)"):
+        transducer(torch.zeros(3, 4, 0, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 4 .* found 5"):
+        transducer(torch.full((3, 2, 4), 5))
+    with pytest.raises(ValueError, match=r"inputs: expected vectors \(3, B, T, 5\)"):
+        rnn(torch.zeros(3, 2, 4, 6))
+    with pytest.raises(ValueError, match=r"inputs: torch\.float64"):
+        rnn(torch.zeros(3, 2, 4, 5, dtype=torch.float64))
+    with pytest.raises(ValueError, match="inputs: expected"):
+        rnn([[0.0]])  # type: ignore[arg-type]
+
+
+def test_training_mode_changes_nothing() -> None:
+    grouped = Grouped(_members(_rnn("queue", "lstm", False)))
+    x = _inputs(False, 2, 6, torch.float32)
+    train = grouped.train()(x)
+    assert torch.equal(train, grouped.eval()(x))
