@@ -20,4 +20,10 @@ python benchmarks/train_step.py --device cuda --batch 10 256 --length 64 130 256
 python benchmarks/train_step.py --device cuda --memory | tee "$out/train_step_memory_cuda.txt"
 python benchmarks/controllers.py --device cuda --batch 10 256 | tee "$out/controllers_cuda.txt"
 python benchmarks/matrix_paper.py --device cuda | tee "$out/matrix_paper_cuda.txt"
+# many runs as one, at the shape of Grefenstette et al.'s grid (T up to 130)
+for hidden in 256 512; do
+  python benchmarks/batched_runs.py --device cuda --runs 1 8 32 128 --steps 20 \
+      --hidden "$hidden" --embedding 64 --memory-width 256 --batch 10 --train-max 64 \
+      | tee "$out/batched_runs_cuda_h$hidden.txt"
+done
 exit "$tests_rc"

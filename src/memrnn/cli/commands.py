@@ -207,6 +207,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
             backend,
             threads=args.threads,
             data=data,
+            group=args.group,
             on_start=start,
             on_result=show,
         )

@@ -10,6 +10,7 @@ from memrnn import __version__
 from memrnn.cli import commands, pair_commands
 from memrnn.cli.commands import DATA_ENV
 from memrnn.experiments.base import PROFILE_NAMES
+from memrnn.runner.reproduce import GROUP
 
 _DESCRIPTION = """\
 Memory-augmented recurrent networks and the experiments of the papers they come from.
@@ -167,6 +168,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=_count, default=None, help="parallel runs (default: one per CPU core)"
     )
     repro.add_argument("--threads", type=_count, default=1, help="torch and BLAS threads per run")
+    repro.add_argument(
+        "--group",
+        type=_count,
+        default=GROUP,
+        metavar="K",
+        help="train up to K runs that differ only in seed or learning rate as one batched "
+        f"model, where the experiment allows it (default {GROUP}; 1: every run alone)",
+    )
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_seeds(repro)
     repro.set_defaults(handler=commands.run_reproduce)

@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
@@ -181,6 +181,13 @@ class Experiment(ABC, Generic[C]):
         """One paragraph on what the profile's runs are, compared with the paper's."""
         return PROFILE_MEANING[profile]
 
+    def group_key(self, config: C) -> Hashable | None:
+        """Runs whose configs give the same key may train together as one batched model
+        (K members with stacked parameters, ``fit_group``): runs that differ only in seed
+        or learning rate, of a model that ``memrnn.models.grouped`` can stack. None, the
+        default, trains the run alone."""
+        return None
+
 
 class TrainedExperiment(Experiment[C]):
     """An experiment whose runs the runner trains by gradient descent (its loop in
@@ -202,3 +209,8 @@ class FittedExperiment(Experiment[C]):
     @abstractmethod
     def fit_run(self, config: C, context: RunContext) -> RunOutput:
         """Carry out one whole run and return its metrics, history and artifacts."""
+
+    def fit_group(self, configs: Sequence[C], contexts: Sequence[RunContext]) -> list[RunOutput]:
+        """Carry out runs of one ``group_key`` together, an output per config, each the
+        same (to float rounding) as ``fit_run`` gives it alone. By default, one by one."""
+        return [self.fit_run(c, context) for c, context in zip(configs, contexts, strict=True)]

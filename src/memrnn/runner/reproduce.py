@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +18,11 @@ from memrnn.runner.store import ResultsStore
 from memrnn.runner.sweep import Backend, Job, JobResult
 from memrnn.runner.train import check_config
 from memrnn.runner.version import code_version
+from memrnn.validation import check_int
 
 STORE_NAME = "store.sqlite"
 DATA_NAME = "data"  # the data folder's default, inside the output folder
+GROUP = 16  # the most runs one batched model trains at once
 
 
 @dataclass
@@ -46,6 +48,7 @@ def reproduce(
     *,
     threads: int = 1,
     data: Path | None = None,
+    group: int = GROUP,
     on_start: Callable[[int], None] | None = None,
     on_result: Callable[[JobResult, int, int], None] | None = None,
 ) -> Summary:
@@ -53,7 +56,9 @@ def reproduce(
 
     The runs keep the data sets they make once under ``data`` (default: ``out/data``).
     A run left 'running', 'failed' or 'interrupted' by an earlier call resumes from its
-    checkpoint. Every run's config is checked before any starts. The report covers every
+    checkpoint. Every run's config is checked before any starts. Runs that the experiment
+    lets train together (``Experiment.group_key``) do so, at most ``group`` at a time
+    (1: every run alone). The report covers every
     experiment with results in the store, not only those run now. ``on_start`` is told
     how many runs will run, once they are checked; ``on_result`` is told of each result
     with the number done and the total.
@@ -69,19 +74,21 @@ def reproduce(
             remove_stale_temporaries(folder)
         jobs = []
         for experiment in experiments:
+            pending = []
             for spec in experiment.runs(profile):
                 summary.planned += 1
                 if store.status(spec.key) == "finished":
                     summary.skipped += 1
                     continue
                 _check_run(experiment, spec)
-                checkpoint = checkpoint_path(out, spec)
-                jobs.append(Job(experiment_path(experiment), spec, checkpoint, threads, data))
+                pending.append(spec)
+            jobs += plan_jobs(experiment, pending, out, threads, data, group)
+        runs = [spec for job in jobs for spec, _ in job.runs]
         version = code_version()
-        for job in jobs:
-            store.start(job.spec, version)
+        for spec in runs:
+            store.start(spec, version)
         if on_start is not None:
-            on_start(len(jobs))
+            on_start(len(runs))
         try:
             with closing(backend.execute(jobs)) as results:
                 for done, result in enumerate(results, start=1):
@@ -92,13 +99,44 @@ def reproduce(
                         store.fail(result.spec, result.error or "unknown error")
                         summary.failed.append(result)
                     if on_result is not None:
-                        on_result(result, done, len(jobs))
+                        on_result(result, done, len(runs))
         except BaseException:  # Ctrl-C or SIGTERM: what was running can resume
-            for job in jobs:
-                store.interrupt(job.spec)
+            for spec in runs:
+                store.interrupt(spec)
             raise
         summary.files = write_report(store, out, _reported(experiments))
     return summary
+
+
+def plan_jobs(
+    experiment: Experiment,
+    specs: Sequence[RunSpec],
+    out: Path,
+    threads: int,
+    data: Path | None,
+    group: int = GROUP,
+) -> list[Job]:
+    """``specs`` as jobs: each run alone, or with the runs of its group key, at most
+    ``group`` to a job, in the order of each job's first run."""
+    check_int("group", group, 1)
+    path = experiment_path(experiment)
+    chunks: list[list[RunSpec]] = []
+    open_chunk: dict[Hashable, list[RunSpec]] = {}
+    for spec in specs:
+        key = None
+        if group > 1:
+            key = experiment.group_key(config_from_mapping(experiment.config_type, spec.config))
+        chunk = open_chunk.get(key) if key is not None else None
+        if chunk is None or len(chunk) >= group:
+            chunk = []
+            chunks.append(chunk)
+            if key is not None:
+                open_chunk[key] = chunk
+        chunk.append(spec)
+    return [
+        Job(path, tuple((spec, checkpoint_path(out, spec)) for spec in chunk), threads, data)
+        for chunk in chunks
+    ]
 
 
 def _check_run(experiment: Experiment, spec: RunSpec) -> None:

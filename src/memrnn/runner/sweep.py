@@ -37,18 +37,27 @@ from memrnn.validation import check_int
 
 @dataclass(frozen=True)
 class Job:
-    """One run to execute: what, where to checkpoint, where its data caches are, how
-    many CPU threads to use.
+    """Runs to execute together (one, or a group that trains as one batched model),
+    where each checkpoints, where their data caches are, how many CPU threads to use.
 
     ``experiment`` is the experiment class's import path ("module:Class"), so that a
-    worker process can build it without sharing the driver's memory.
+    worker process can build it without sharing the driver's memory. ``runs`` pairs each
+    run with its checkpoint.
     """
 
     experiment: str
-    spec: RunSpec
-    checkpoint: Path
+    runs: tuple[tuple[RunSpec, Path], ...]
     threads: int = 1
     data: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.runs:
+            raise ValueError("runs: a job needs at least one run")
+
+    @property
+    def gpus(self) -> float:
+        """GPUs a scheduler should reserve: the most any of its runs asks for."""
+        return max(spec.gpus for spec, _ in self.runs)
 
 
 @dataclass(frozen=True)
@@ -58,28 +67,38 @@ class JobResult:
     error: str | None = None
 
 
-def execute_job(job: Job) -> JobResult:
-    """Train one run (resuming from its checkpoint if one exists). Runs in a worker."""
+def execute_job(job: Job) -> list[JobResult]:
+    """Train a job's runs (each resuming from its checkpoint if one exists), alone or as
+    a group. Runs in a worker. A failure fails every run of the job."""
     from memrnn.experiments.registry import load_experiment  # workers import lazily
     from memrnn.runner.config import config_from_mapping
-    from memrnn.runner.train import run
+    from memrnn.runner.train import run, run_group
 
     torch.set_num_threads(job.threads)
+    specs = [spec for spec, _ in job.runs]
     try:
         experiment = load_experiment(job.experiment)
-        config = config_from_mapping(experiment.config_type, job.spec.config)
+        configs = [config_from_mapping(experiment.config_type, s.config) for s in specs]
+        checkpoints = [checkpoint for _, checkpoint in job.runs]
         # NumPy's BLAS too: workers side by side must not each take every core, or they
         # slow each other down and the runtimes they record mean little
         with threadpool_limits(limits=job.threads):
-            output = run(experiment, config, data=job.data, checkpoint=job.checkpoint, resume=True)
+            if len(configs) == 1:
+                outputs = [
+                    run(experiment, configs[0], data=job.data, checkpoint=checkpoints[0],
+                        resume=True)
+                ]  # fmt: skip
+            else:
+                outputs = run_group(experiment, configs, data=job.data, checkpoints=checkpoints)
     except Exception:
-        return JobResult(job.spec, None, traceback.format_exc())
-    return JobResult(job.spec, output)
+        error = traceback.format_exc()
+        return [JobResult(spec, None, error) for spec in specs]
+    return [JobResult(spec, output) for spec, output in zip(specs, outputs, strict=True)]
 
 
 class Backend(Protocol):
-    """Runs jobs and yields their results as they complete; closing the generator before
-    the end cancels the runs not yet done."""
+    """Runs jobs and yields their runs' results as they complete; closing the generator
+    before the end cancels the runs not yet done."""
 
     def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]: ...
 
@@ -137,7 +156,8 @@ class LocalBackend:
     def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]:
         workers = min(self.workers, len(jobs))
         if workers <= 1:
-            yield from (execute_job(job) for job in jobs)
+            for job in jobs:
+                yield from execute_job(job)
             return
         # spawn, not fork: forking a process whose torch already started threads can hang.
         context = multiprocessing.get_context("spawn")
@@ -147,7 +167,7 @@ class LocalBackend:
         try:
             futures = [pool.submit(execute_job, job) for job in jobs]
             for future in as_completed(futures):
-                yield future.result()
+                yield from future.result()
         except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped listening
             _stop(pool)
             raise
@@ -181,12 +201,12 @@ class RayBackend:
         ray = self._ray
         task = ray.remote(execute_job)
         pending = [
-            task.options(num_cpus=job.threads, num_gpus=job.spec.gpus).remote(job) for job in jobs
+            task.options(num_cpus=job.threads, num_gpus=job.gpus).remote(job) for job in jobs
         ]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
-                yield ray.get(done[0])
+                yield from ray.get(done[0])
         except BaseException:  # as for the local pool: cancel what is queued or running
             for ref in pending:
                 ray.cancel(ref, force=True)

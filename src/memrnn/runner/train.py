@@ -9,7 +9,7 @@ from a generator seeded by (seed, step), so evaluating never disturbs training.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -173,6 +173,34 @@ def run(
         "experiment: expected a TrainedExperiment or a FittedExperiment, got "
         f"{type(experiment).__name__}"
     )
+
+
+def run_group(
+    experiment: Experiment[Any],
+    configs: Sequence[TrainConfig],
+    *,
+    data: Path | None = None,
+    checkpoints: Sequence[Path],
+) -> list[RunOutput]:
+    """Runs of one ``Experiment.group_key`` carried out together by the experiment's
+    ``fit_group`` (one batched model), each resuming from its checkpoint; an output per
+    config, in order. Every config is checked before any run starts."""
+    if not isinstance(experiment, FittedExperiment):
+        raise TypeError(
+            f"experiment: {experiment.name} is not a FittedExperiment; only a fitted "
+            "experiment carries out runs as a group (fit_group)"
+        )
+    if len(checkpoints) != len(configs):
+        raise ValueError(
+            f"checkpoints: expected one per config ({len(configs)}), got {len(checkpoints)}"
+        )
+    for config in configs:
+        check_config(experiment, config)
+    contexts = [
+        run_context(config, data, checkpoint, resume=True)
+        for config, checkpoint in zip(configs, checkpoints, strict=True)
+    ]
+    return experiment.fit_group(configs, contexts)
 
 
 def check_config(experiment: Experiment[Any], config: TrainConfig) -> None:

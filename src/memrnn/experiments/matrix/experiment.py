@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Hashable, Sequence
 
 from matplotlib.figure import Figure
 
@@ -19,7 +20,7 @@ from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.figures import heatmap, length_curves
 from memrnn.experiments.matrix.findings import report_findings
 from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
-from memrnn.experiments.matrix.run import fit_cell
+from memrnn.experiments.matrix.run import can_group, fit_cell, fit_cells
 from memrnn.experiments.matrix.tables import score_tables
 from memrnn.experiments.tables import Table
 
@@ -56,6 +57,17 @@ class Matrix(FittedExperiment[MatrixConfig]):
 
     def fit_run(self, config: MatrixConfig, context: RunContext) -> RunOutput:
         return fit_cell(config, context)
+
+    def group_key(self, config: MatrixConfig) -> Hashable | None:
+        """Cells that differ only in seed and learning rate, of a model that stacks."""
+        if not can_group(config.model, config.task):
+            return None
+        return dataclasses.replace(config, seed=0, lr=0.0)
+
+    def fit_group(
+        self, configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]
+    ) -> list[RunOutput]:
+        return fit_cells(configs, contexts)
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         return score_tables(records)

@@ -8,6 +8,8 @@ metrics (``tables``), never the test lengths.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -23,9 +25,10 @@ from memrnn.experiments.matrix.scoring import (
     score_sequences,
     test_scores,
 )
+from memrnn.models.grouped import Grouped, groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
-from memrnn.training import LoopSettings, train_loop
+from memrnn.training import LoopResult, LoopSettings, train_group, train_loop
 
 _DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
@@ -72,8 +75,16 @@ class CellSteps:
         batch = self.task.sample_batch(rng, self.config.batch_size, *self.lengths)
         return self.on_device(batch)
 
+    def inputs(self, batch: TaskBatch) -> Tensor:
+        """What the model reads of ``batch``."""
+        return batch.inputs
+
+    def loss_of(self, outputs: Tensor, batch: TaskBatch) -> Tensor:
+        """The task's loss, given the model's outputs on ``batch``."""
+        return self.task.loss(outputs, batch)
+
     def loss(self, batch: TaskBatch) -> Tensor:
-        return self.task.loss(self.model(batch.inputs), batch)
+        return self.loss_of(self.model(batch.inputs), batch)
 
     @torch.no_grad()
     def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
@@ -110,29 +121,89 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
         if not isinstance(task, StackTask):
             raise ValueError(f"model: {config.model} needs a task with stack actions")
         return _scored(task, config, fit_reservoir_cell(config, task, shortest(task)))
-    with torch.random.fork_rng(devices=[]):  # the seed sets the weights, nothing global
-        torch.manual_seed(config.seed)
-        model = build_model_for(config.model, task, **model_options(config, task))
-    model = model.to(context.device)
-    steps = CellSteps(task, model, config, context.device)
+    steps = _cell_steps(config, task, context)
     loop_started = time.perf_counter()
     result = train_loop(
         steps,
-        torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay),
-        LoopSettings(
-            steps=config.steps,
-            clip=config.clip,
-            eval_every=config.eval_every,
-            checkpoint_every=config.checkpoint_every,
-            monitor=config.monitor,
-            monitor_mode=config.monitor_mode,
-        ),
+        torch.optim.Adam(steps.model.parameters(), lr=config.lr, weight_decay=config.weight_decay),
+        _settings(config),
         data_rng=np.random.default_rng([config.seed, _DATA]),
-        eval_rng=lambda step: np.random.default_rng([config.seed, _EVAL, step]),
+        eval_rng=_eval_rng(config.seed),
         checkpoint=context.checkpoint,
         resume=context.resume,
     )
-    loop_done = time.perf_counter()
+    return _finished(steps, result, loop_started - started, time.perf_counter())
+
+
+def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -> list[RunOutput]:
+    """Cells that differ only in seed and learning rate, trained together as one batched
+    model (``memrnn.models.grouped``), each member as ``fit_cell`` would train it alone:
+    its own initial weights, batches, evaluations and checkpoint."""
+    started = time.perf_counter()
+    task = make_cell_task(configs[0])
+    members = [_cell_steps(c, task, context) for c, context in zip(configs, contexts, strict=True)]
+    group = Grouped([member.model for member in members])
+    loop_started = time.perf_counter()
+    results = train_group(
+        members,
+        group,
+        _settings(configs[0]),
+        lrs=[c.lr for c in configs],
+        weight_decay=configs[0].weight_decay,
+        data_rngs=[np.random.default_rng([c.seed, _DATA]) for c in configs],
+        eval_rngs=[_eval_rng(c.seed) for c in configs],
+        checkpoints=[context.checkpoint for context in contexts],
+        resume=contexts[0].resume,
+    )
+    set_up = (loop_started - started) / len(configs)
+    outputs = []
+    for member, result in zip(members, results, strict=True):
+        output = _finished(member, result, set_up, time.perf_counter(), len(configs))
+        output.artifacts["trained_with"] = len(configs)  # members of its batched model
+        outputs.append(output)
+    return outputs
+
+
+def can_group(model: str, task: str) -> bool:
+    """Whether cells of ``model`` on ``task`` can train as one batched model."""
+    return model not in RESERVOIR_MODELS and _groupable(model, task)
+
+
+@cache
+def _groupable(model: str, task: str) -> bool:
+    return groupable(build_model_for(model, make_task(task)))
+
+
+def _cell_steps(config: MatrixConfig, task: Task, context: RunContext) -> CellSteps:
+    """The cell's untrained model, its weights drawn from the run's seed, on its device."""
+    with torch.random.fork_rng(devices=[]):  # the seed sets the weights, nothing global
+        torch.manual_seed(config.seed)
+        model = build_model_for(config.model, task, **model_options(config, task))
+    return CellSteps(task, model.to(context.device), config, context.device)
+
+
+def _settings(config: MatrixConfig) -> LoopSettings:
+    return LoopSettings(
+        steps=config.steps,
+        clip=config.clip,
+        eval_every=config.eval_every,
+        checkpoint_every=config.checkpoint_every,
+        monitor=config.monitor,
+        monitor_mode=config.monitor_mode,
+    )
+
+
+def _eval_rng(seed: int) -> Callable[[int], np.random.Generator]:
+    return lambda step: np.random.default_rng([seed, _EVAL, step])
+
+
+def _finished(
+    steps: CellSteps, result: LoopResult, set_up: float, started: float, members: int = 1
+) -> RunOutput:
+    """The trained cell's output: its loop's metrics and history, and its range
+    evaluation at every length up to ``test_max``, scored. Its wall time counts its
+    share of a loop that trained ``members`` runs at once."""
+    task, config, model = steps.task, steps.config, steps.model
     bins = length_bins(shortest(task), config.test_max)
     curves = range_evaluation(
         task,
@@ -145,7 +216,7 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
     parameters = sum(p.numel() for p in model.parameters())
     # the loop's wall time spans every session of a resumed run; add this one's set-up
     # and range evaluation
-    wall = result.wall_seconds + (loop_started - started) + (time.perf_counter() - loop_done)
+    wall = result.wall_seconds / members + set_up + (time.perf_counter() - started)
     output = RunOutput(
         metrics, result.history, {**curves, "parameters": parameters}, result.steps_done, wall
     )

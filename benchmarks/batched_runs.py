@@ -1,0 +1,124 @@
+"""Many runs as one: the throughput of N runs trained together as one batched model
+(``memrnn.models.grouped.Grouped`` driven by ``memrnn.training.train_group``) against the
+same N runs trained one after another by ``memrnn.training.train_loop``.
+
+The runs are cells of the generalisation matrix at its quick size (a Stack-LSTM of 32
+hidden units, embeddings 16, memory width 16, on reversal of up to 10 symbols, batch 32,
+Adam): the same seeds and learning rates both ways, the same number of steps, no
+evaluation. Throughput is run-steps per second; the ratio is batched over one after
+another, measured in the same process, on one thread unless ``--threads`` says otherwise.
+
+    python benchmarks/batched_runs.py                     # N in 1 4 16, CPU
+    python benchmarks/batched_runs.py --device cuda       # on a GPU
+    python benchmarks/batched_runs.py --device cuda --runs 1 8 32 128 --hidden 256 \
+        --embedding 64 --memory-width 256 --batch 10 --train-max 64     # T up to 130
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.run import CellSteps, make_cell_task
+from memrnn.models.grouped import Grouped
+from memrnn.models.registry import build_model_for
+from memrnn.training import LoopSettings, train_group, train_loop
+
+
+def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[CellSteps]:
+    """``n`` matrix cells of the same shape: seeds 0 .. n-1, two learning rates."""
+    shape: dict[str, Any] = {
+        "model": args.model, "task": args.task, "hidden_size": args.hidden,
+        "batch_size": args.batch, "train_max": args.train_max,
+    }  # fmt: skip
+    configs = [MatrixConfig(seed=k, lr=(3e-3, 1e-2)[k % 2], **shape) for k in range(n)]
+    task = make_cell_task(configs[0])
+    cells = []
+    for config in configs:
+        torch.manual_seed(config.seed)
+        sizes = {"embedding": args.embedding, "memory_width": args.memory_width}
+        model = build_model_for(config.model, task, hidden_size=config.hidden_size, **sizes)
+        cells.append(CellSteps(task, model.to(device), config, device))
+    return cells
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def one_after_another(cells: list[CellSteps], steps: int, device: torch.device) -> float:
+    """Seconds to train each cell alone for ``steps`` steps, one after another."""
+    settings = LoopSettings(steps=steps, monitor="loss")
+    _sync(device)
+    started = time.perf_counter()
+    for cell in cells:
+        optimizer = torch.optim.Adam(cell.model.parameters(), lr=cell.config.lr)
+        train_loop(
+            cell, optimizer, settings,
+            data_rng=np.random.default_rng([cell.config.seed, 1]),
+            eval_rng=lambda step: np.random.default_rng([0, step]),
+        )  # fmt: skip
+    _sync(device)
+    return time.perf_counter() - started
+
+
+def batched(cells: list[CellSteps], steps: int, device: torch.device) -> float:
+    """Seconds to train the cells together as one batched model for ``steps`` steps."""
+    settings = LoopSettings(steps=steps, monitor="loss")
+    _sync(device)
+    started = time.perf_counter()
+    train_group(
+        cells, Grouped([cell.model for cell in cells]), settings,
+        lrs=[cell.config.lr for cell in cells], weight_decay=0.0,
+        data_rngs=[np.random.default_rng([cell.config.seed, 1]) for cell in cells],
+        eval_rngs=[lambda step: np.random.default_rng([0, step]) for _ in cells],
+    )  # fmt: skip
+    _sync(device)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--steps", type=int, default=40, help="training steps timed per run")
+    parser.add_argument("--model", default="stack_lstm")
+    parser.add_argument("--task", default="reversal")
+    parser.add_argument("--hidden", type=int, default=32)
+    parser.add_argument("--embedding", type=int, default=16)
+    parser.add_argument("--memory-width", type=int, default=16)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--train-max", type=int, default=10)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    print(
+        f"{args.model} on {args.task} (lengths up to {args.train_max}), hidden {args.hidden}, "
+        f"embedding {args.embedding}, memory width {args.memory_width}, batch {args.batch}, "
+        f"{args.steps} steps per run, {device}, {args.threads} thread(s)"
+    )
+    print(f"{'N':>4} {'alone s':>9} {'batched s':>10} {'alone run-steps/s':>18} "
+          f"{'batched run-steps/s':>20} {'ratio':>6}")  # fmt: skip
+    batched(_members(2, args, device), 3, device)  # warm-up: first calls allocate and load
+    for n in args.runs:
+        alone = one_after_another(_members(n, args, device), args.steps, device)
+        together = batched(_members(n, args, device), args.steps, device)
+        work = n * args.steps
+        print(f"{n:>4} {alone:>9.2f} {together:>10.2f} {work / alone:>18.1f} "
+              f"{work / together:>20.1f} {alone / together:>6.2f}")  # fmt: skip
+        if args.json:
+            row = {"runs": n, "alone_s": alone, "batched_s": together, "ratio": alone / together}
+            print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Cells trained together as one batched model give what each gives alone."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import torch
+
+from memrnn.experiments.base import RunContext
+from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.experiment import Matrix
+from memrnn.experiments.matrix.run import can_group, fit_cell, fit_cells
+
+CELL = MatrixConfig(
+    model="stack_lstm", task="reversal", vocab_size=4, steps=6, batch_size=4, eval_every=2,
+    checkpoint_every=0, train_max=4, test_max=9, eval_size=3, hidden_size=8,
+)  # fmt: skip
+CPU = RunContext(torch.device("cpu"))
+
+
+def _members(model: str = "stack_lstm", task: str = "reversal") -> list[MatrixConfig]:
+    vocab = CELL.vocab_size if task in ("reversal", "copy") else 0
+    base = dataclasses.replace(CELL, model=model, task=task, vocab_size=vocab)
+    return [dataclasses.replace(base, seed=s, lr=lr) for s, lr in ((0, 1e-2), (1, 3e-3), (2, 1e-2))]
+
+
+def _close(a: dict[str, float], b: dict[str, float]) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name] == pytest.approx(b[name], rel=1e-4, abs=1e-5), name
+
+
+@pytest.mark.parametrize(
+    ("model", "task"),
+    [("stack_lstm", "reversal"), ("queue_lstm", "copy"), ("deque_lstm", "rsm_dyck2")],
+)
+def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
+    configs = _members(model, task)
+    together = fit_cells(configs, [CPU] * len(configs))
+    for config, output in zip(configs, together, strict=True):
+        alone = fit_cell(config, CPU)
+        _close(output.metrics, alone.metrics)
+        assert [(s, n) for s, n, _ in output.history] == [(s, n) for s, n, _ in alone.history]
+        for (_, name, v), (_, _, w) in zip(output.history, alone.history, strict=True):
+            assert v == pytest.approx(w, rel=1e-4, abs=1e-5), name
+        assert output.artifacts["trained_with"] == 3
+        assert output.artifacts["lengths"] == alone.artifacts["lengths"]
+
+
+def test_a_group_resumes_from_its_members_checkpoints(tmp_path: Path) -> None:
+    configs = [dataclasses.replace(c, checkpoint_every=2) for c in _members()]
+    contexts = [RunContext(torch.device("cpu"), None, tmp_path / f"{k}.pt") for k in range(3)]
+    whole = fit_cells(configs, contexts)
+    short = [dataclasses.replace(c, steps=2) for c in configs]
+    fresh = [RunContext(torch.device("cpu"), None, tmp_path / f"r{k}.pt") for k in range(3)]
+    fit_cells(short, fresh)
+    resumed = fit_cells(configs, [dataclasses.replace(c, resume=True) for c in fresh])
+    for a, b in zip(whole, resumed, strict=True):
+        _close(a.metrics, b.metrics)
+
+
+def test_the_matrix_groups_cells_that_differ_in_seed_and_rate_of_a_model_that_stacks() -> None:
+    matrix = Matrix()
+    keys = {matrix.group_key(c) for c in _members()}
+    assert len(keys) == 1 and None not in keys
+    assert matrix.group_key(dataclasses.replace(CELL, hidden_size=16)) not in keys
+    assert matrix.group_key(dataclasses.replace(CELL, model="lstm")) is None
+    assert matrix.group_key(dataclasses.replace(CELL, model="rsm", task="rsm_dyck2")) is None
+    assert can_group("deque_lstm", "copy") and not can_group("transformer", "copy")
