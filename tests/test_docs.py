@@ -126,6 +126,23 @@ def test_readme_quick_start_trains_a_stack_lstm_that_generalises() -> None:
     assert score["coarse"] >= 0.9
 
 
+@pytest.mark.usefixtures("one_thread")
+def test_readme_quick_start_without_the_stack_does_not_generalise() -> None:
+    (code,) = fenced_blocks(section(README.read_text(), "Quick start"), "python")
+    # the swap the README describes after the quick start
+    swapped = code.replace('"stack_lstm"', '"deep_lstm"').replace(", memory_width=16", "")
+    assert swapped.count("deep_lstm") == 1 and "memory_width" not in swapped
+    namespace: dict[str, object] = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(swapped, str(README), "exec"), namespace)
+    trained, longer = printed.getvalue().splitlines()
+    # "half the strings of the training lengths and none of the longer ones"
+    assert trained.startswith("1-12 symbols: ") and longer.startswith("13-24 symbols: 0% ")
+    score = namespace["score"]
+    assert isinstance(score, dict)
+    assert score["coarse"] < 0.05
+
+
 def test_readme_opens_with_the_make_commands_the_project_runs() -> None:
     commands = [line for line in README.read_text().splitlines() if line.startswith("    make")]
     assert commands[:2] == [
