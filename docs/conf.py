@@ -61,4 +61,5 @@ sphinx_gallery_conf = {
 
 html_theme = "furo"
 html_title = "memrnn"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["memrnn.css"]

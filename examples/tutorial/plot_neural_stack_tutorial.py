@@ -19,7 +19,9 @@ without using the stack as a stack. This tutorial follows the same path with mem
 # -------------------------------
 # The stack holds a value row ``V_t[i]`` for every value ever pushed, each with a
 # strength ``s_t[i]`` in [0, 1]. At step t the controller gives a value ``v_t``, a push
-# strength ``d_t`` and a pop strength ``u_t`` (Grefenstette et al. 2015, Eqs. 1-3)::
+# strength ``d_t`` and a pop strength ``u_t`` (Grefenstette et al. 2015, Eqs. 1-3):
+#
+# .. code-block:: text
 #
 #   (1)  V_t[i] = V_{t-1}[i] for i < t,  and  V_t[t] = v_t
 #   (2)  s_t[i] = max(0, s_{t-1}[i] - max(0, u_t - sum_{j=i+1}^{t-1} s_{t-1}[j]))
@@ -174,6 +176,9 @@ plot_gates(naive, "naive start, seed 1")
 # (push bias 0, pop bias -1), with the same seed:
 pop_bias = trained("pop-bias/seed1")
 show(pop_bias)
+
+# %%
+# Its gates on the same sequence:
 plot_gates(pop_bias, "pop bias -1, seed 1")
 
 # %%
@@ -196,5 +201,8 @@ plt.show()
 # Over five seeds the naive start uses its stack in three and shows the symptom in two;
 # the pop bias makes all five use it; Trask's own fix (biases near +1 and -1 with an
 # autoencoder side task) made none use it within these 1500 steps. The whole comparison
-# is one command, ``memrnn reproduce trask2016 --profile quick``, and its results are on
-# :doc:`../experiments/trask2016`.
+# is one command, and its results are on :doc:`../experiments/trask2016`:
+#
+# .. code-block:: bash
+#
+#   memrnn reproduce trask2016 --profile quick
