@@ -6,7 +6,8 @@ The runs are cells of the generalisation matrix at its quick size (a Stack-LSTM 
 hidden units, embeddings 16, memory width 16, on reversal of up to 10 symbols, batch 32,
 Adam): the same seeds and learning rates both ways, the same number of steps, no
 evaluation. Throughput is run-steps per second; the ratio is batched over one after
-another, measured in the same process, on one thread unless ``--threads`` says otherwise.
+another, measured in the same process, on one thread unless ``--threads`` says otherwise,
+with malloc set as the runner's processes set it (``memrnn.runner.allocator``).
 
     python benchmarks/batched_runs.py                     # N in 1 4 16, CPU
     python benchmarks/batched_runs.py --device cuda       # on a GPU
@@ -28,6 +29,7 @@ from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.run import CellSteps, make_cell_task
 from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for
+from memrnn.runner.allocator import keep_freed_memory
 from memrnn.training import LoopSettings, train_group, train_loop
 
 
@@ -98,7 +100,13 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
+    parser.add_argument(
+        "--default-malloc", action="store_true",
+        help="leave glibc's malloc as it is (the runner's processes keep freed memory)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if not args.default_malloc:
+        keep_freed_memory()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     print(

@@ -18,10 +18,10 @@ from memrnn.experiments.base import (
 )
 from memrnn.experiments.grid import Grid, grid_runs
 from memrnn.experiments.tables import Table
+from memrnn.runner.group import run_group
 from memrnn.runner.reproduce import checkpoint_path, plan_jobs, reproduce
 from memrnn.runner.store import ResultsStore
 from memrnn.runner.sweep import Job, LocalBackend, execute_job
-from memrnn.runner.train import run_group
 from tests.runner.toy import ToyConfig, ToyExperiment
 
 GRID = Grid({"width": (4, 5), "seed": (0, 1, 2)}, {"steps": 1})
@@ -122,9 +122,9 @@ def test_a_job_needs_a_run() -> None:
         Job("tests.runner.test_grouping:GroupingToy", ())
 
 
-def test_only_a_fitted_experiment_carries_out_a_group(tmp_path: Path) -> None:
+def test_a_trained_experiment_groups_only_groupable_runs(tmp_path: Path) -> None:
     config = ToyConfig(steps=1)
-    with pytest.raises(TypeError, match="FittedExperiment"):
+    with pytest.raises(TypeError, match="GroupableRun"):
         run_group(ToyExperiment(), [config, config], checkpoints=[tmp_path / "a", tmp_path / "b"])
     with pytest.raises(ValueError, match="checkpoints"):
         run_group(GroupingToy(), [config, config], checkpoints=[tmp_path / "a"])

@@ -18,9 +18,9 @@ from memrnn.experiments.base import (
     RunRecord,
     RunSpec,
 )
-from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.config import TrainConfig, make_optimizer
 from memrnn.experiments.tables import Table
-from memrnn.runner.train import Progress, make_optimizer, run, train
+from memrnn.runner.train import Progress, run, train
 from tests.runner.toy import ToyConfig, ToyExperiment
 
 CONFIG = ToyConfig(seed=3, steps=60, lr=0.05, eval_every=10, checkpoint_every=10, device="cpu")

@@ -376,7 +376,7 @@ def test_bad_arguments_are_named(change: dict[str, Any], message: str) -> None:
 def test_members_of_another_group_or_batch_size_are_refused() -> None:
     members = [ToySteps(0), ToySteps(1)]
     other = ToyGroup([members[0].model, ToyRNN(1)])
-    with pytest.raises(ValueError, match=r"members: member 1's model is not group\.members\[1\]"):
+    with pytest.raises(ValueError, match=r"member 1's model has not group\.members\[1\]'s"):
         _together(members, SHORT, group=other)
     with pytest.raises(ValueError, match="members: their batches must be of one size"):
         _together([ToySteps(0), ToySteps(1, batch=3)], SHORT)

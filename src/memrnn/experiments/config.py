@@ -10,12 +10,19 @@ from __future__ import annotations
 import dataclasses
 import re
 import typing
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import torch
+from torch import nn
+
+from memrnn.training import LoopSettings
 from memrnn.validation import check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
+# the optimisers that many runs trained as one can share (``memrnn.training.StackedAdam``)
+GROUPED_OPTIMIZERS: tuple[Optimizer, ...] = ("adam", "adamw")
 MonitorMode = Literal["min", "max"]
 _DEVICE = re.compile(r"auto|cpu|cuda(:[0-9]+)?")
 
@@ -71,6 +78,27 @@ class TrainConfig:
     monitor_mode: MonitorMode = "min"
     device: str = "auto"
 
+    def loop_settings(self) -> LoopSettings:
+        """How the training loop trains the run: its steps, clipping, evaluations,
+        checkpoints and early stopping."""
+        return LoopSettings(
+            steps=self.steps,
+            clip=self.clip,
+            eval_every=self.eval_every,
+            checkpoint_every=self.checkpoint_every,
+            patience=self.patience,
+            monitor=self.monitor,
+            monitor_mode=self.monitor_mode,
+        )
+
+    def group_key(self) -> TrainConfig | None:
+        """The config with its seed and learning rate blanked: runs whose keys are equal
+        differ in nothing else, and may train as one batched model if their model stacks
+        (``Experiment.group_key``). None where the optimiser does not stack."""
+        if self.optimizer not in GROUPED_OPTIMIZERS:
+            return None
+        return dataclasses.replace(self, seed=0, lr=0.0)
+
     def validate(self) -> None:
         """Raise ValueError naming the first field whose value makes no sense.
 
@@ -120,3 +148,15 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
+    """The optimiser ``config`` names, with its learning rate and weight decay."""
+    lr, decay = config.lr, config.weight_decay
+    if config.optimizer == "adam":
+        return torch.optim.Adam(params, lr=lr, weight_decay=decay)
+    if config.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=decay)
+    if config.optimizer == "rmsprop":
+        return torch.optim.RMSprop(params, lr=lr, weight_decay=decay)
+    return torch.optim.SGD(params, lr=lr, weight_decay=decay)

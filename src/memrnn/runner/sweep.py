@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from memrnn.errors import UserError, one_line_warning
 from memrnn.experiments.base import RunOutput, RunSpec
+from memrnn.runner.allocator import keep_freed_memory
 from memrnn.validation import check_int
 
 
@@ -72,9 +73,11 @@ def execute_job(job: Job) -> list[JobResult]:
     a group. Runs in a worker. A failure fails every run of the job."""
     from memrnn.experiments.registry import load_experiment  # workers import lazily
     from memrnn.runner.config import config_from_mapping
-    from memrnn.runner.train import run, run_group
+    from memrnn.runner.group import run_group
+    from memrnn.runner.train import run
 
     torch.set_num_threads(job.threads)
+    keep_freed_memory()
     specs = [spec for spec, _ in job.runs]
     try:
         experiment = load_experiment(job.experiment)

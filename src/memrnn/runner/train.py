@@ -9,14 +9,13 @@ from a generator seeded by (seed, step), so evaluating never disturbs training.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from memrnn.errors import UserError
 from memrnn.experiments.base import (
@@ -24,12 +23,23 @@ from memrnn.experiments.base import (
     FittedExperiment,
     RunContext,
     RunOutput,
+    Trainable,
     TrainedExperiment,
 )
-from memrnn.experiments.config import TrainConfig
-from memrnn.training import LoopSettings, StepReport, train_loop
+from memrnn.experiments.config import TrainConfig, make_optimizer
+from memrnn.training import LoopResult, StepReport, train_loop
 
 _DATA, _EVAL, _ARTIFACTS = 1, 2, 3  # stream labels for np.random.default_rng([seed, label, ...])
+
+
+def data_rng(seed: int) -> np.random.Generator:
+    """The generator of a run's training batches."""
+    return np.random.default_rng([seed, _DATA])
+
+
+def eval_rng(seed: int) -> Callable[[int], np.random.Generator]:
+    """The generator of each evaluation's data, by the step it is taken at."""
+    return lambda step: np.random.default_rng([seed, _EVAL, step])
 
 
 @dataclass(frozen=True)
@@ -63,18 +73,6 @@ def resolve_device(name: str) -> torch.device:
     return device
 
 
-def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
-    """The optimiser ``config`` names, with its learning rate and weight decay."""
-    lr, decay = config.lr, config.weight_decay
-    if config.optimizer == "adam":
-        return torch.optim.Adam(params, lr=lr, weight_decay=decay)
-    if config.optimizer == "adamw":
-        return torch.optim.AdamW(params, lr=lr, weight_decay=decay)
-    if config.optimizer == "rmsprop":
-        return torch.optim.RMSprop(params, lr=lr, weight_decay=decay)
-    return torch.optim.SGD(params, lr=lr, weight_decay=decay)
-
-
 def run_context(
     config: TrainConfig,
     data: Path | None,
@@ -106,15 +104,7 @@ def train(
     context = run_context(config, data)
     torch.manual_seed(config.seed)
     run = experiment.build(config, context)
-    settings = LoopSettings(
-        steps=config.steps,
-        clip=config.clip,
-        eval_every=config.eval_every,
-        checkpoint_every=config.checkpoint_every,
-        patience=config.patience,
-        monitor=config.monitor,
-        monitor_mode=config.monitor_mode,
-    )
+    settings = config.loop_settings()
 
     def report(step: StepReport) -> None:
         if on_progress is not None:
@@ -126,17 +116,25 @@ def train(
         run,
         make_optimizer(config, run.model.parameters()),
         settings,
-        data_rng=np.random.default_rng([config.seed, _DATA]),
-        eval_rng=lambda step: np.random.default_rng([config.seed, _EVAL, step]),
+        data_rng=data_rng(config.seed),
+        eval_rng=eval_rng(config.seed),
         checkpoint=checkpoint,
         resume=resume,
         on_step=report,
     )
-    loop_seconds = time.perf_counter() - loop_started
+    return trained_output(run, config, result, loop_started - started)
+
+
+def trained_output(
+    run: Trainable, config: TrainConfig, result: LoopResult, set_up: float, members: int = 1
+) -> RunOutput:
+    """A trained run's output: its loop's metrics and history, and its artifacts. Its
+    wall time is the loop's (every session of a resumed run; its share of a loop that
+    trained ``members`` runs at once), its set-up, and the artifacts' time."""
+    started = time.perf_counter()
     with torch.no_grad():
         artifacts = run.artifacts(np.random.default_rng([config.seed, _ARTIFACTS]))
-    # the loop's wall time spans every session of a resumed run; add this one's set-up
-    wall = result.wall_seconds + time.perf_counter() - started - loop_seconds
+    wall = result.wall_seconds / members + set_up + time.perf_counter() - started
     final = {
         **result.metrics,
         "steps": float(result.steps_done),
@@ -173,34 +171,6 @@ def run(
         "experiment: expected a TrainedExperiment or a FittedExperiment, got "
         f"{type(experiment).__name__}"
     )
-
-
-def run_group(
-    experiment: Experiment[Any],
-    configs: Sequence[TrainConfig],
-    *,
-    data: Path | None = None,
-    checkpoints: Sequence[Path],
-) -> list[RunOutput]:
-    """Runs of one ``Experiment.group_key`` carried out together by the experiment's
-    ``fit_group`` (one batched model), each resuming from its checkpoint; an output per
-    config, in order. Every config is checked before any run starts."""
-    if not isinstance(experiment, FittedExperiment):
-        raise TypeError(
-            f"experiment: {experiment.name} is not a FittedExperiment; only a fitted "
-            "experiment carries out runs as a group (fit_group)"
-        )
-    if len(checkpoints) != len(configs):
-        raise ValueError(
-            f"checkpoints: expected one per config ({len(configs)}), got {len(checkpoints)}"
-        )
-    for config in configs:
-        check_config(experiment, config)
-    contexts = [
-        run_context(config, data, checkpoint, resume=True)
-        for config, checkpoint in zip(configs, checkpoints, strict=True)
-    ]
-    return experiment.fit_group(configs, contexts)
 
 
 def check_config(experiment: Experiment[Any], config: TrainConfig) -> None:

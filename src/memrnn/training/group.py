@@ -367,8 +367,9 @@ def _check_arguments(
         if len(values) != count:
             raise ValueError(f"{name}: expected {count}, one per member, got {len(values)}")
     for k, (steps, module) in enumerate(zip(members, group.members, strict=True)):
-        if steps.model is not module:
-            raise ValueError(f"members: member {k}'s model is not group.members[{k}]")
+        if [id(p) for p in steps.model.parameters()] != [id(p) for p in module.parameters()]:
+            # a model may wrap its member (buffers of its own), not add parameters
+            raise ValueError(f"members: member {k}'s model has not group.members[{k}]'s parameters")
     for k, rng in enumerate(data_rngs):
         check_generator(f"data_rngs[{k}]", rng)
         if not callable(eval_rngs[k]):

@@ -3,7 +3,7 @@ its report (the table, the findings, the figures)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
@@ -43,6 +43,13 @@ class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
             labels=lambda c: (MODEL_NAMES[c.model], c.task),
             settings=start_settings,
         )
+
+    def group_key(self, config: Grefenstette2015Config) -> Hashable | None:
+        """Memory-augmented runs that differ only in seed or rate train as one batched
+        model; not the Deep LSTM (``nn.LSTM`` does not stack), nor runs with gate noise
+        (drawn from torch's one generator, which members cannot share)."""
+        stacks = config.model != "lstm" and config.gate_noise == 0
+        return config.group_key() if stacks else None
 
     def build(self, config: Grefenstette2015Config, context: RunContext) -> TransductionRun:
         return TransductionRun(config, context.device)

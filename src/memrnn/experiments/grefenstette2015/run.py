@@ -68,6 +68,18 @@ class TransductionRun:
         bound = int(self.model.bound)
         return self._batch(rng, self.config.batch_size, self.config.min_length, bound)
 
+    @property
+    def network(self) -> MemoryAugmentedLSTM | DeepLSTM:
+        """The network whose logits ``loss_of`` scores (the model without its curriculum)."""
+        return self.model.network
+
+    def inputs(self, batch: TransductionBatch) -> Tensor:
+        return batch.inputs
+
+    def loss_of(self, outputs: Tensor, batch: TransductionBatch) -> Tensor:
+        """Cross-entropy of the targets, given the logits."""
+        return F.cross_entropy(outputs.flatten(0, 1), batch.targets.flatten())
+
     def loss(self, batch: TransductionBatch) -> Tensor:
         network = self.model.network
         if isinstance(network, MemoryAugmentedLSTM):
@@ -75,8 +87,7 @@ class TransductionRun:
             # at the longest training lengths, never while it is still learning the task.
             at_longest = int(self.model.bound) >= self.config.max_length
             network.core.gate_noise = self.config.gate_noise if at_longest else 0.0
-        logits = network(batch.inputs)
-        return F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
+        return self.loss_of(network(batch.inputs), batch)
 
     def score(self, rng: np.random.Generator, lo: int, hi: int) -> tuple[float, float]:
         """Coarse and fine accuracy of greedy decoding on fresh sources of lengths lo-hi."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable, Sequence
 
 from matplotlib.figure import Figure
@@ -60,9 +59,7 @@ class Matrix(FittedExperiment[MatrixConfig]):
 
     def group_key(self, config: MatrixConfig) -> Hashable | None:
         """Cells that differ only in seed and learning rate, of a model that stacks."""
-        if not can_group(config.model, config.task):
-            return None
-        return dataclasses.replace(config, seed=0, lr=0.0)
+        return config.group_key() if can_group(config.model, config.task) else None
 
     def fit_group(
         self, configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]

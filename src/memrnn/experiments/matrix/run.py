@@ -17,6 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.experiments.base import RunContext, RunOutput
+from memrnn.experiments.config import make_optimizer
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.reservoir import RESERVOIR_MODELS, fit_reservoir_cell
 from memrnn.experiments.matrix.scoring import (
@@ -28,7 +29,7 @@ from memrnn.experiments.matrix.scoring import (
 from memrnn.models.grouped import Grouped, groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
-from memrnn.training import LoopResult, LoopSettings, train_group, train_loop
+from memrnn.training import LoopResult, train_group, train_loop
 
 _DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
@@ -125,8 +126,8 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
     loop_started = time.perf_counter()
     result = train_loop(
         steps,
-        torch.optim.Adam(steps.model.parameters(), lr=config.lr, weight_decay=config.weight_decay),
-        _settings(config),
+        make_optimizer(config, steps.model.parameters()),
+        config.loop_settings(),
         data_rng=np.random.default_rng([config.seed, _DATA]),
         eval_rng=_eval_rng(config.seed),
         checkpoint=context.checkpoint,
@@ -147,9 +148,10 @@ def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -
     results = train_group(
         members,
         group,
-        _settings(configs[0]),
+        configs[0].loop_settings(),
         lrs=[c.lr for c in configs],
         weight_decay=configs[0].weight_decay,
+        decoupled_weight_decay=configs[0].optimizer == "adamw",
         data_rngs=[np.random.default_rng([c.seed, _DATA]) for c in configs],
         eval_rngs=[_eval_rng(c.seed) for c in configs],
         checkpoints=[context.checkpoint for context in contexts],
@@ -180,17 +182,6 @@ def _cell_steps(config: MatrixConfig, task: Task, context: RunContext) -> CellSt
         torch.manual_seed(config.seed)
         model = build_model_for(config.model, task, **model_options(config, task))
     return CellSteps(task, model.to(context.device), config, context.device)
-
-
-def _settings(config: MatrixConfig) -> LoopSettings:
-    return LoopSettings(
-        steps=config.steps,
-        clip=config.clip,
-        eval_every=config.eval_every,
-        checkpoint_every=config.checkpoint_every,
-        monitor=config.monitor,
-        monitor_mode=config.monitor_mode,
-    )
 
 
 def _eval_rng(seed: int) -> Callable[[int], np.random.Generator]:

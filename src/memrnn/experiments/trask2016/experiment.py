@@ -4,7 +4,7 @@ beside what the tutorial printed."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from matplotlib.figure import Figure
 
@@ -51,6 +51,11 @@ class Trask2016(TrainedExperiment[Trask2016Config]):
             labels=lambda c: (f"{c.cell.upper()}+Stack", "reversal"),
             settings=lambda point: dataclasses.asdict(VARIANTS[point["variant"]]),
         )
+
+    def group_key(self, config: Trask2016Config) -> Hashable | None:
+        """Seeds of one variant train as one batched model, but for the autoencoder's,
+        whose side task ``memrnn.models.grouped`` does not stack."""
+        return None if config.autoencoder else config.group_key()
 
     def build(self, config: Trask2016Config, context: RunContext) -> ReversalRun:
         return ReversalRun(config, context.device)

@@ -57,15 +57,25 @@ class ReversalRun:
         length = int(rng.integers(self.config.min_length, self.config.max_length + 1))
         return self._batch(rng, self.config.batch_size, length)
 
+    @property
+    def network(self) -> MemoryRNN:
+        """The controller whose logits ``loss_of`` scores."""
+        return self.model
+
+    def inputs(self, batch: ReversalBatch) -> Tensor:
+        return batch.inputs
+
+    def loss_of(self, outputs: Tensor, batch: ReversalBatch) -> Tensor:
+        """Cross-entropy of the reversal, given the logits."""
+        return F.cross_entropy(outputs.flatten(0, 1), batch.targets.flatten())
+
     def loss(self, batch: ReversalBatch) -> Tensor:
         """Cross-entropy of the reversal, plus ``autoencoder_loss`` with the side task."""
         if isinstance(self.model, AutoencodingStackRNN):
             logits, from_h, from_o = self.model.with_reconstructions(batch.inputs)
             side = autoencoder_loss(batch.inputs, from_h, from_o)
-        else:
-            logits, side = self.model(batch.inputs), None
-        loss = F.cross_entropy(logits.flatten(0, 1), batch.targets.flatten())
-        return loss if side is None else loss + side
+            return self.loss_of(logits, batch) + side
+        return self.loss_of(self.model(batch.inputs), batch)
 
     def _score(self, rng: np.random.Generator, length: int) -> dict[str, float]:
         batch = self._batch(rng, self.config.eval_size, length)

@@ -1,0 +1,77 @@
+"""A trained experiment's runs trained as one batched model give what each gives alone."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memrnn.experiments.base import RunOutput, TrainedExperiment
+from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.grefenstette2015 import Grefenstette2015
+from memrnn.experiments.grefenstette2015.config import Grefenstette2015Config
+from memrnn.experiments.trask2016 import Trask2016
+from memrnn.experiments.trask2016.config import Trask2016Config
+from memrnn.runner.config import config_from_mapping
+from memrnn.runner.group import train_runs
+from memrnn.runner.train import train
+
+
+def _smoke(experiment: TrainedExperiment[Any], name: str) -> Any:
+    spec = next(s for s in experiment.runs("smoke") if s.name == name)
+    return config_from_mapping(experiment.config_type, spec.config)
+
+
+def _same(together: RunOutput, alone: RunOutput) -> None:
+    assert together.metrics.keys() == alone.metrics.keys()
+    for name, value in alone.metrics.items():
+        assert together.metrics[name] == pytest.approx(value, rel=1e-4, abs=1e-5), name
+    assert [(s, n) for s, n, _ in together.history] == [(s, n) for s, n, _ in alone.history]
+    for (_, name, v), (_, _, w) in zip(together.history, alone.history, strict=True):
+        assert v == pytest.approx(w, rel=1e-4, abs=1e-5), name
+    assert together.steps_done == alone.steps_done
+
+
+def _members(config: TrainConfig) -> list[Any]:
+    return [dataclasses.replace(config, seed=s, lr=lr) for s, lr in ((0, 0.01), (1, 0.003))]
+
+
+@pytest.mark.parametrize(
+    ("experiment", "name"),
+    [(Trask2016(), "naive/seed0"), (Grefenstette2015(), "reversal/stack/seed0")],
+)
+def test_each_member_of_a_group_trains_as_it_would_alone(
+    experiment: TrainedExperiment[Any], name: str, tmp_path: Path
+) -> None:
+    configs = _members(dataclasses.replace(_smoke(experiment, name), device="cpu"))
+    keys = {experiment.group_key(c) for c in configs}
+    assert len(keys) == 1 and None not in keys
+    paths = [tmp_path / f"{k}.pt" for k in range(len(configs))]
+    together = train_runs(experiment, configs, checkpoints=paths)
+    for config, output in zip(configs, together, strict=True):
+        _same(output, train(experiment, config))
+        assert output.artifacts.keys() == train(experiment, config).artifacts.keys()
+    assert all(path.exists() for path in paths)  # each member keeps its own checkpoint
+
+
+def test_runs_that_cannot_stack_train_alone() -> None:
+    trask, gref = Trask2016(), Grefenstette2015()
+    assert trask.group_key(_smoke(trask, "tutorial-fix/seed0")) is None  # autoencoder
+    assert gref.group_key(_smoke(gref, "reversal/lstm/seed0")) is None  # nn.LSTM
+    assert gref.group_key(_smoke(gref, "reversal/queue/seed0")) is None  # gate noise
+    config: Grefenstette2015Config = _smoke(gref, "reversal/stack/seed0")
+    assert gref.group_key(dataclasses.replace(config, optimizer="rmsprop")) is None
+    naive: Trask2016Config = _smoke(trask, "naive/seed0")
+    assert trask.group_key(naive) != trask.group_key(dataclasses.replace(naive, steps=99))
+
+
+def test_a_group_needs_one_optimiser_that_stacks() -> None:
+    config = _smoke(Trask2016(), "naive/seed0")
+    with pytest.raises(ValueError, match="optimizer"):
+        train_runs(
+            Trask2016(),
+            [dataclasses.replace(config, optimizer="sgd")] * 2,
+            checkpoints=[None, None],
+        )
