@@ -11,7 +11,13 @@ import torch
 from memrnn.experiments.base import RunContext
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.experiment import Matrix
-from memrnn.experiments.matrix.run import can_group, fit_cell, fit_cells
+from memrnn.experiments.matrix.run import (
+    can_group,
+    fit_cell,
+    fit_cells,
+    make_cell_task,
+    model_options,
+)
 
 CELL = MatrixConfig(
     model="stack_lstm", task="reversal", vocab_size=4, steps=6, batch_size=4, eval_every=2,
@@ -34,7 +40,13 @@ def _close(a: dict[str, float], b: dict[str, float]) -> None:
 
 @pytest.mark.parametrize(
     ("model", "task"),
-    [("stack_lstm", "reversal"), ("queue_lstm", "copy"), ("deque_lstm", "rsm_dyck2")],
+    [
+        ("stack_lstm", "reversal"),
+        ("queue_lstm", "copy"),
+        ("deque_lstm", "rsm_dyck2"),
+        ("stack_rnn", "reversal"),
+        ("fast_weights", "copy"),
+    ],
 )
 def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
     configs = _members(model, task)
@@ -69,3 +81,14 @@ def test_the_matrix_groups_cells_that_differ_in_seed_and_rate_of_a_model_that_st
     assert matrix.group_key(dataclasses.replace(CELL, model="lstm")) is None
     assert matrix.group_key(dataclasses.replace(CELL, model="rsm", task="rsm_dyck2")) is None
     assert can_group("deque_lstm", "copy") and not can_group("transformer", "copy")
+
+
+def test_cells_whose_stacks_differ_in_depth_are_not_grouped() -> None:
+    """A Stack-RNN's depth follows the longest test sequence its seed draws: on parity
+    checks of up to 9 symbols, seed 0 draws 10 rows, seeds 1 and 2 draw 11."""
+    matrix = Matrix()
+    configs = _members("stack_rnn", "parity_check")
+    depths = [model_options(c, make_cell_task(c))["stack_depth"] for c in configs]
+    assert depths[0] != depths[1] == depths[2]
+    first, second, third = (matrix.group_key(c) for c in configs)
+    assert None not in (first, second) and first != second == third

@@ -19,7 +19,13 @@ from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.figures import heatmap, length_curves
 from memrnn.experiments.matrix.findings import report_findings
 from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
-from memrnn.experiments.matrix.run import can_group, fit_cell, fit_cells
+from memrnn.experiments.matrix.run import (
+    can_group,
+    fit_cell,
+    fit_cells,
+    make_cell_task,
+    model_options,
+)
 from memrnn.experiments.matrix.tables import score_tables
 from memrnn.experiments.tables import Table
 
@@ -58,8 +64,13 @@ class Matrix(FittedExperiment[MatrixConfig]):
         return fit_cell(config, context)
 
     def group_key(self, config: MatrixConfig) -> Hashable | None:
-        """Cells that differ only in seed and learning rate, of a model that stacks."""
-        return config.group_key() if can_group(config.model, config.task) else None
+        """Cells that differ only in seed and learning rate, of a model that stacks, whose
+        models are built with the same options: a Stack-RNN's depth follows the longest
+        test sequence its seed draws (``model_options``), and members must share it."""
+        key = config.group_key() if can_group(config.model, config.task) else None
+        if key is None:
+            return None
+        return key, tuple(sorted(model_options(config, make_cell_task(config)).items()))
 
     def fit_group(
         self, configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]
