@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from memrnn.experiments.matrix.config import MatrixConfig
-from memrnn.experiments.matrix.run import CellSteps, make_cell_task
+from memrnn.experiments.matrix.run import CellSteps, make_cell_task, model_options
 from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for, registered_model
 from memrnn.runner.allocator import keep_freed_memory
@@ -47,7 +47,9 @@ def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[Cel
         sizes = {"embedding": args.embedding, "memory_width": args.memory_width}
         taken = registered_model(config.model).defaults  # the sizes this model has
         sizes = {name: size for name, size in sizes.items() if name in taken}
-        model = build_model_for(config.model, task, hidden_size=config.hidden_size, **sizes)
+        # the width (a Transformer's d_model) and a stack's depth, as a matrix cell has them
+        options = {**model_options(config, task), **sizes}
+        model = build_model_for(config.model, task, **options)
         cells.append(CellSteps(task, model.to(device), config, device))
     return cells
 

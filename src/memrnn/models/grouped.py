@@ -257,4 +257,4 @@ def _check_inputs(inputs: object, k: int, size: int, like: Tensor) -> Tensor:
     return inputs
 
 
-from memrnn.models import grouped_stack_rnn  # noqa: E402,F401  (registers its two models)
+from memrnn.models import grouped_stack_rnn, grouped_transformer  # noqa: E402,F401  (register theirs)
