@@ -101,7 +101,7 @@ def _fast_weights_forward(model: nn.Module, params: Params, inputs: Tensor) -> T
     gain, shift = params["norm.weight"][:, None], params["norm.bias"][:, None]
 
     def norm(z: Tensor) -> Tensor:  # each member's own gain and bias on its rows
-        return F.layer_norm(z, (r,), eps=model.norm.eps) * gain + shift
+        return torch.addcmul(shift, F.layer_norm(z, (r,), eps=model.norm.eps), gain)
 
     h = x.new_zeros(k, b, r)
     past: list[Tensor] = []  # h_tau of every member, (K B, R) each

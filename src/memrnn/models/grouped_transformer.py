@@ -52,7 +52,7 @@ def _norm(x: Tensor, params: Params, name: str, eps: float) -> Tensor:
     """Each member's layer normalisation (its gain and bias) on its rows of x (K, ..., d)."""
     view = (x.shape[0],) + (1,) * (x.ndim - 2) + (x.shape[-1],)
     gain, bias = params[f"{name}.weight"].view(view), params[f"{name}.bias"].view(view)
-    return F.layer_norm(x, x.shape[-1:], eps=eps) * gain + bias
+    return torch.addcmul(bias, F.layer_norm(x, x.shape[-1:], eps=eps), gain)
 
 
 def _attention(x: Tensor, params: Params, at: str, heads: int, mask: Tensor) -> Tensor:
