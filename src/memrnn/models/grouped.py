@@ -11,7 +11,8 @@ rows at once (``memrnn.models.controller.fused``). ``torch.func.vmap`` cannot do
 
 The grouped forward of each model class is a function of (a template member, the stacked
 parameters by name, the inputs), registered in ``FORWARDS`` beside the options its
-members must share; ``MemoryRNN`` and ``MemoryAugmentedLSTM`` are registered here.
+members must share: ``MemoryRNN`` and ``MemoryAugmentedLSTM`` here, the others in
+``grouped_*`` modules beside this one, which importing it registers.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ FORWARDS: dict[type[nn.Module], GroupedForward] = {}
 
 
 def groupable(model: nn.Module) -> bool:
-    """Whether ``model`` can be a member of ``Grouped``: an instance of a registered class
-    (``MemoryRNN``, ``MemoryAugmentedLSTM``; not of a subclass, which may change the
-    forward) whose forward draws no random noise (``gate_noise`` 0)."""
+    """Whether ``model`` can be a member of ``Grouped``: an instance of a class in
+    ``FORWARDS`` (not of a subclass, which may change the forward) whose forward draws no
+    random numbers (a controller's ``gate_noise`` 0, a Transformer's dropout 0)."""
     recipe = FORWARDS.get(type(model))
     return recipe is not None and recipe.ready(model)
 
