@@ -28,7 +28,7 @@ import torch
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.run import CellSteps, make_cell_task
 from memrnn.models.grouped import Grouped
-from memrnn.models.registry import build_model_for
+from memrnn.models.registry import build_model_for, registered_model
 from memrnn.runner.allocator import keep_freed_memory
 from memrnn.training import LoopSettings, train_group, train_loop
 
@@ -45,6 +45,8 @@ def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[Cel
     for config in configs:
         torch.manual_seed(config.seed)
         sizes = {"embedding": args.embedding, "memory_width": args.memory_width}
+        taken = registered_model(config.model).defaults  # the sizes this model has
+        sizes = {name: size for name, size in sizes.items() if name in taken}
         model = build_model_for(config.model, task, hidden_size=config.hidden_size, **sizes)
         cells.append(CellSteps(task, model.to(device), config, device))
     return cells

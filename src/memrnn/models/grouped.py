@@ -255,3 +255,6 @@ def _check_inputs(inputs: object, k: int, size: int, like: Tensor) -> Tensor:
     else:
         check_inputs(inputs.flatten(0, 1), size, like)
     return inputs
+
+
+from memrnn.models import grouped_baselines  # noqa: E402,F401  (registers IRNN, AttentionLSTM)

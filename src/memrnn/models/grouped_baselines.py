@@ -1,0 +1,94 @@
+"""The grouped forwards (``memrnn.models.grouped``) of two recurrent baselines of Ba et al.
+(2016), Table 1: the IRNN (Le et al. 2015) and the A-LSTM, K members of one architecture
+run at once from their stacked weights.
+
+Each time step is one batched matrix product over the members (``torch.baddbmm``) where
+K members alone take K products, and the A-LSTM's attention over past hidden states,
+which acts row by row, runs over all K B rows at once. Neither model draws random numbers
+in its forward, so every member can be grouped. Importing ``memrnn.models.grouped``
+registers both.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from memrnn.models.baselines import IRNN, AttentionLSTM
+from memrnn.models.controller.sequence import linear
+from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
+from memrnn.models.readout import ReadoutRNN
+
+
+def readout(params: Params, features: Tensor) -> Tensor:
+    """The readout of Ba et al. (2016), section 4.1 (``memrnn.models.readout``), of K
+    members: features (K, B, T, F) through the hidden ReLU layer to scores (K, B, T, O)."""
+    hidden = torch.relu(linear(features, params["readout.0.weight"], params["readout.0.bias"]))
+    return linear(hidden, params["readout.2.weight"], params["readout.2.bias"])
+
+
+def _options(model: nn.Module) -> tuple[object, ...]:
+    assert isinstance(model, ReadoutRNN)
+    return (model.input_size, model.output_size, model.hidden_size)
+
+
+def _input_size(model: nn.Module) -> int:
+    assert isinstance(model, ReadoutRNN)
+    return model.input_size
+
+
+def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``IRNN.forward``: h_t = ReLU(W h_{t-1} + C x_t + b) from h_0 = 0, then the readout."""
+    assert isinstance(model, IRNN)
+    x = _embed(params["C.weight"], inputs)  # (K, B, T, R)
+    w, bias = params["W.weight"].mT, params["W.bias"].unsqueeze(1)
+    h = x.new_zeros(x.shape[0], x.shape[1], model.hidden_size)
+    states = []
+    for t in range(x.shape[2]):
+        h = torch.relu(torch.baddbmm(bias, h, w) + x[:, :, t])
+        states.append(h)
+    return readout(params, torch.stack(states, dim=2))
+
+
+def lstm_step(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """One step of ``nn.LSTMCell`` from its pre-activations (..., 4R), in torch's gate
+    order (input, forget, cell, output), and its cell state c (..., R): (h, c)."""
+    i, f, g, o = gates.chunk(4, dim=-1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``AttentionLSTM.forward``: the LSTM reads [x_t; c_{t-1}], then attends over its past
+    states h_tau, tau <= t, with weights softmax(h_tau . (W_a h_t)); its features
+    [h_t; c_t] go to the readout."""
+    assert isinstance(model, AttentionLSTM)
+    size, width = model.input_size, model.hidden_size
+    w_ih = params["cell.weight_ih"]  # (K, 4R, V + R): the input's columns, the context's
+    bias = (params["cell.bias_ih"] + params["cell.bias_hh"]).unsqueeze(1)
+    xw = _embed(w_ih[..., :size].mT, inputs)  # (K, B, T, 4R); ids pick their columns
+    k, b, t_len, _ = xw.shape
+    w_rec = torch.cat([w_ih[..., size:], params["cell.weight_hh"]], dim=-1).mT  # (K, 2R, 4R)
+    w_query = params["query.weight"].mT
+    h = xw.new_zeros(k, b, width)
+    c, context = torch.zeros_like(h), torch.zeros_like(h)
+    past: list[Tensor] = []
+    features = []
+    for t in range(t_len):
+        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw[:, :, t]
+        h, c = lstm_step(gates, c)
+        past.append(h)
+        states = torch.stack(past, dim=2).flatten(0, 1)  # (K B, t + 1, R)
+        query = torch.bmm(h, w_query).view(k * b, width, 1)
+        weights = torch.softmax(torch.bmm(states, query), dim=1)  # (K B, t + 1, 1)
+        context = torch.bmm(weights.mT, states).view(k, b, width)
+        features.append(torch.cat([h, context], dim=-1))
+    return readout(params, torch.stack(features, dim=2))
+
+
+FORWARDS[IRNN] = GroupedForward(
+    _options, lambda model: isinstance(model, IRNN), _irnn_forward, _input_size
+)
+FORWARDS[AttentionLSTM] = GroupedForward(
+    _options, lambda model: isinstance(model, AttentionLSTM), _alstm_forward, _input_size
+)
