@@ -34,7 +34,13 @@ def _close(a: dict[str, float], b: dict[str, float]) -> None:
 
 @pytest.mark.parametrize(
     ("model", "task"),
-    [("stack_lstm", "reversal"), ("queue_lstm", "copy"), ("deque_lstm", "rsm_dyck2")],
+    [
+        ("stack_lstm", "reversal"),
+        ("queue_lstm", "copy"),
+        ("deque_lstm", "rsm_dyck2"),
+        ("irnn", "rsm_dyck2"),
+        ("alstm", "reversal"),
+    ],
 )
 def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
     configs = _members(model, task)
