@@ -1,4 +1,4 @@
-"""The IRNN and the A-LSTM trained as one (memrnn.models.grouped_baselines) against the K
+"""The recurrent baselines trained as one (memrnn.models.grouped_baselines) against the K
 models one by one."""
 
 from __future__ import annotations
@@ -9,18 +9,20 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from memrnn.models import IRNN, AttentionLSTM
+from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
 
 K = 3
 BUILDS: dict[str, Callable[[], nn.Module]] = {
     "irnn": lambda: IRNN(5, 6, 8, readout=7),
+    "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
     "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
+    "gru": lambda: GRUNetwork(5, 6, 8),
 }
-# The A-LSTM's weights doubled: gates spread over (0, 1), attention peaks; the IRNN's
-# halved: its ReLU states stay near 1 over the steps, not growing to where float32
+# The gated models' weights doubled: gates spread over (0, 1), attention peaks; the
+# IRNN's halved: its ReLU states stay near 1 over the steps, not growing to where float32
 # rounds its gradients past the tolerance.
-SCALE = {"irnn": 0.5, "alstm": 2.0}
+SCALE = {"irnn": 0.5, "lstm": 2.0, "alstm": 2.0, "gru": 2.0}
 
 
 def _members(name: str, dtype: torch.dtype = torch.float32) -> list[nn.Module]:
@@ -78,9 +80,9 @@ def test_forward_and_gradients_match_the_members(
         assert bool((errors <= atol).all()), f"{param}: {errors.tolist()}"
 
 
-def test_both_are_registered_and_groupable() -> None:
-    assert IRNN in FORWARDS and AttentionLSTM in FORWARDS
-    assert groupable(BUILDS["irnn"]()) and groupable(BUILDS["alstm"]())
+def test_all_are_registered_and_groupable() -> None:
+    assert {IRNN, OneHotLSTM, AttentionLSTM, GRUNetwork} <= FORWARDS.keys()
+    assert all(groupable(build()) for build in BUILDS.values())
 
     class Tuned(IRNN):  # a subclass may change the forward
         pass
@@ -97,8 +99,10 @@ def test_members_must_agree() -> None:
         Grouped([AttentionLSTM(5, 6, 8), AttentionLSTM(5, 6, 4)])
     with pytest.raises(ValueError, match=r"members\[1\]: parameter readout.0.weight is \(9, 8\)"):
         Grouped([IRNN(5, 6, 8), IRNN(5, 6, 8, readout=9)])
+    with pytest.raises(ValueError, match=r"members\[1\]: options \(4, 6, 8\) differ"):
+        Grouped([GRUNetwork(5, 6, 8), GRUNetwork(4, 6, 8)])
     with pytest.raises(ValueError, match=r"members\[1\]: a AttentionLSTM, but members\[0\]"):
-        Grouped([IRNN(5, 6, 8), AttentionLSTM(5, 6, 8)])
+        Grouped([OneHotLSTM(5, 6, 8), AttentionLSTM(5, 6, 8)])
 
 
 def test_bad_inputs() -> None:

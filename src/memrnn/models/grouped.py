@@ -257,4 +257,4 @@ def _check_inputs(inputs: object, k: int, size: int, like: Tensor) -> Tensor:
     return inputs
 
 
-from memrnn.models import grouped_baselines  # noqa: E402,F401  (registers IRNN, AttentionLSTM)
+from memrnn.models import grouped_baselines  # noqa: E402,F401  (registers the baselines)

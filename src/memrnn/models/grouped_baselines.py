@@ -1,12 +1,15 @@
-"""The grouped forwards (``memrnn.models.grouped``) of two recurrent baselines of Ba et al.
-(2016), Table 1: the IRNN (Le et al. 2015) and the A-LSTM, K members of one architecture
-run at once from their stacked weights.
+"""The grouped forwards (``memrnn.models.grouped``) of the recurrent baselines: the IRNN
+(Le et al. 2015), the LSTM and the A-LSTM of Ba et al. (2016), Table 1, and the GRU of
+Paassen, Schulz, Hammer (2021), K members of one architecture run at once from their
+stacked weights.
 
 Each time step is one batched matrix product over the members (``torch.baddbmm``) where
 K members alone take K products, and the A-LSTM's attention over past hidden states,
-which acts row by row, runs over all K B rows at once. Neither model draws random numbers
-in its forward, so every member can be grouped. Importing ``memrnn.models.grouped``
-registers both.
+which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`` step
+through time in C++, yet K of them cost K times the kernel launches of one grouped
+step written out here: measured faster grouped at K = 4 and 16
+(``benchmarks/batched_runs.py``). No model here draws random numbers in its forward, so
+every member can be grouped. Importing ``memrnn.models.grouped`` registers all four.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from memrnn.models.baselines import IRNN, AttentionLSTM
+from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
 from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
+from memrnn.models.gru import GRUNetwork
 from memrnn.models.readout import ReadoutRNN
 
 
@@ -58,6 +62,55 @@ def lstm_step(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     return torch.sigmoid(o) * torch.tanh(c), c
 
 
+def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``OneHotLSTM.forward``: ``nn.LSTM`` from the zero state, then the readout; token
+    ids pick their columns of the input weights, as their one-hot vectors would."""
+    assert isinstance(model, OneHotLSTM)
+    w_ih = params["lstm.weight_ih_l0"]
+    k = w_ih.shape[0]
+    bias = (params["lstm.bias_ih_l0"] + params["lstm.bias_hh_l0"]).view(k, 1, 1, -1)
+    xw = _embed(w_ih.mT, inputs) + bias  # (K, B, T, 4R)
+    w_hh = params["lstm.weight_hh_l0"].mT
+    h = xw.new_zeros(k, xw.shape[1], model.hidden_size)
+    c = torch.zeros_like(h)
+    states = []
+    for t in range(xw.shape[2]):
+        h, c = lstm_step(torch.baddbmm(xw[:, :, t], h, w_hh), c)
+        states.append(h)
+    return readout(params, torch.stack(states, dim=2))
+
+
+def _gru_options(model: nn.Module) -> tuple[object, ...]:
+    assert isinstance(model, GRUNetwork)
+    return (model.input_size, model.output_size, model.gru.hidden_size)
+
+
+def _gru_input_size(model: nn.Module) -> int:
+    assert isinstance(model, GRUNetwork)
+    return model.input_size
+
+
+def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``GRUNetwork.forward``: ``nn.GRU`` from the zero state (gates r, z, n in torch's
+    order: n = tanh(W_in x + b_in + r (W_hn h + b_hn)), h' = (1 - z) n + z h), then the
+    linear readout."""
+    assert isinstance(model, GRUNetwork)
+    w_ih = params["gru.weight_ih_l0"]
+    k = w_ih.shape[0]
+    xw = _embed(w_ih.mT, inputs) + params["gru.bias_ih_l0"].view(k, 1, 1, -1)  # (K, B, T, 3R)
+    w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
+    h = xw.new_zeros(k, xw.shape[1], model.gru.hidden_size)
+    states = []
+    for t in range(xw.shape[2]):
+        x_r, x_z, x_n = xw[:, :, t].chunk(3, dim=-1)
+        h_r, h_z, h_n = torch.baddbmm(b_hh, h, w_hh).chunk(3, dim=-1)
+        r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
+        n = torch.tanh(x_n + r * h_n)
+        h = (h - n) * z + n  # torch's order of the same sum
+        states.append(h)
+    return linear(torch.stack(states, dim=2), params["readout.weight"], params["readout.bias"])
+
+
 def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     """``AttentionLSTM.forward``: the LSTM reads [x_t; c_{t-1}], then attends over its past
     states h_tau, tau <= t, with weights softmax(h_tau . (W_a h_t)); its features
@@ -89,6 +142,12 @@ def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
 FORWARDS[IRNN] = GroupedForward(
     _options, lambda model: isinstance(model, IRNN), _irnn_forward, _input_size
 )
+FORWARDS[OneHotLSTM] = GroupedForward(
+    _options, lambda model: isinstance(model, OneHotLSTM), _lstm_forward, _input_size
+)
 FORWARDS[AttentionLSTM] = GroupedForward(
     _options, lambda model: isinstance(model, AttentionLSTM), _alstm_forward, _input_size
+)
+FORWARDS[GRUNetwork] = GroupedForward(
+    _gru_options, lambda model: isinstance(model, GRUNetwork), _gru_forward, _gru_input_size
 )
