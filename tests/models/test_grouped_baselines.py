@@ -11,6 +11,7 @@ from torch import Tensor, nn
 
 from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
+from memrnn.models.grouped_baselines import LSTMSequence
 
 K = 3
 BUILDS: dict[str, Callable[[], nn.Module]] = {
@@ -111,3 +112,10 @@ def test_bad_inputs() -> None:
         grouped(torch.full((K, 2, 4), 5))
     with pytest.raises(ValueError, match=r"inputs: expected vectors \(3, B, T, 5\)"):
         grouped(torch.zeros(K, 2, 4, 6))
+
+
+def test_the_lstm_sequence_backward_is_the_gradient() -> None:
+    gen = torch.Generator().manual_seed(1)
+    xw = torch.randn(2, 3, 4, 8, generator=gen, dtype=torch.float64, requires_grad=True)
+    w_hh = torch.randn(2, 8, 2, generator=gen, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(LSTMSequence.apply, (xw, w_hh))

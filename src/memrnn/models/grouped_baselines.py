@@ -14,8 +14,12 @@ every member can be grouped. Importing ``memrnn.models.grouped`` registers all f
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
+from torch.autograd.function import once_differentiable
 
 from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
 from memrnn.models.controller.sequence import linear
@@ -62,22 +66,80 @@ def lstm_step(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     return torch.sigmoid(o) * torch.tanh(c), c
 
 
+class LSTMSequence(torch.autograd.Function):
+    """K members' single-layer LSTMs (``nn.LSTM``, torch's gate order i, f, g, o) over a
+    whole sequence from the zero state, as one autograd node: (input pre-activations xw
+    (K, B, T, 4R), biases included; recurrent weights w_hh (K, 4R, R)) -> the states h_t
+    (K, B, T, R).
+
+    Its hand-written backward runs back through time with one batched product per step
+    and few element-wise operations, where autograd would replay every operation of every
+    step, and it forms the gradient of w_hh at the end as one product over all steps.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, xw: Tensor, w_hh: Tensor) -> Tensor:
+        k, b, t_len, four = xw.shape
+        r = four // 4
+        w = w_hh.mT
+        h = xw.new_zeros(k, b, r)
+        c = torch.zeros_like(h)
+        acts: list[Tensor] = []
+        cells: list[Tensor] = []
+        tanhs: list[Tensor] = []
+        states: list[Tensor] = []
+        for t in range(t_len):
+            pre = torch.baddbmm(xw[:, :, t], h, w)
+            act = torch.sigmoid(pre)  # i, f and o; g's quarter is overwritten by its tanh
+            act[..., 2 * r : 3 * r] = torch.tanh(pre[..., 2 * r : 3 * r])
+            i, f, g, o = act.chunk(4, dim=-1)
+            c = (f * c).add_(i * g)  # nn.LSTM's order of the sum
+            tanh_c = torch.tanh(c)
+            h = o * tanh_c
+            for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
+                kept.append(x)
+        out = torch.stack(states, dim=2)
+        stacked = (torch.stack(x, dim=2) for x in (acts, cells, tanhs))
+        ctx.save_for_backward(*stacked, out, w_hh)
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, d_states: Tensor) -> tuple[Tensor, Tensor]:
+        acts, cells, tanhs, states, w_hh = ctx.saved_tensors
+        k, b, t_len, r = states.shape
+        i, f, g, o = acts.chunk(4, dim=-1)
+        before = (0, 0, 1, 0)  # c_{t-1} and h_{t-1}: a zero state before the first step
+        # d gates / d (c, c, c, h) for every step at once, (K, B, T, 4R)
+        factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], before) * f * (1 - f),
+                             i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
+        through_tanh = o * (1 - tanhs * tanhs)  # d h_t / d c_t
+        d_gates = torch.empty_like(acts)
+        d_h = d_c = d_states.new_zeros(k, b, r)
+        for t in reversed(range(t_len)):
+            d_h = d_states[:, :, t] + d_h
+            d_c = torch.addcmul(d_c, d_h, through_tanh[:, :, t])
+            d_pre = torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors[:, :, t]
+            d_gates[:, :, t] = d_pre
+            if t:
+                d_c = d_c * f[:, :, t]
+                d_h = torch.bmm(d_pre, w_hh)
+        rows = F.pad(states[:, :, :-1], before).reshape(k, b * t_len, r)
+        d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
+        return d_gates, d_w
+
+
 def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
-    """``OneHotLSTM.forward``: ``nn.LSTM`` from the zero state, then the readout; token
-    ids pick their columns of the input weights, as their one-hot vectors would."""
+    """``OneHotLSTM.forward``: ``nn.LSTM`` from the zero state (``LSTMSequence``), then
+    the readout; token ids pick their columns of the input weights, as their one-hot
+    vectors would."""
     assert isinstance(model, OneHotLSTM)
     w_ih = params["lstm.weight_ih_l0"]
     k = w_ih.shape[0]
     bias = (params["lstm.bias_ih_l0"] + params["lstm.bias_hh_l0"]).view(k, 1, 1, -1)
     xw = _embed(w_ih.mT, inputs) + bias  # (K, B, T, 4R)
-    w_hh = params["lstm.weight_hh_l0"].mT
-    h = xw.new_zeros(k, xw.shape[1], model.hidden_size)
-    c = torch.zeros_like(h)
-    states = []
-    for t in range(xw.shape[2]):
-        h, c = lstm_step(torch.baddbmm(xw[:, :, t], h, w_hh), c)
-        states.append(h)
-    return readout(params, torch.stack(states, dim=2))
+    states: Tensor = LSTMSequence.apply(xw, params["lstm.weight_hh_l0"])
+    return readout(params, states)
 
 
 def _gru_options(model: nn.Module) -> tuple[object, ...]:
