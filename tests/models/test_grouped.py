@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from memrnn.models import DeepLSTM, MemoryAugmentedLSTM, MemoryRNN, OneHotLSTM
+from memrnn.models import DeepLSTM, MemoryAugmentedLSTM, MemoryRNN
 from memrnn.models.grouped import Grouped, groupable
 
 K = 3
@@ -161,15 +161,14 @@ def test_groupable() -> None:
     assert groupable(_transducer("deque")())
     assert not groupable(MemoryRNN(5, 7, 6, 4, gate_noise=0.5))
     assert not groupable(MemoryAugmentedLSTM(5, 6, hidden_size=8, embedding=4, gate_noise=0.5))
-    assert not groupable(OneHotLSTM(5, 6, 8))
     assert not groupable(DeepLSTM(5, 6, hidden_size=8, embedding=4))
 
 
 def test_members_that_cannot_be_grouped() -> None:
     with pytest.raises(ValueError, match="members: expected at least one"):
         Grouped([])
-    with pytest.raises(ValueError, match=r"members\[1\]: a OneHotLSTM cannot be grouped"):
-        Grouped([_rnn("stack", "rnn", True)(), OneHotLSTM(5, 6, 8)])
+    with pytest.raises(ValueError, match=r"members\[1\]: a DeepLSTM cannot be grouped"):
+        Grouped([_rnn("stack", "rnn", True)(), DeepLSTM(5, 6, hidden_size=8, embedding=4)])
     with pytest.raises(ValueError, match=r"members\[0\]: a MemoryRNN cannot be grouped"):
         Grouped([MemoryRNN(5, 7, 6, 4, gate_noise=0.1)])
     with pytest.raises(ValueError, match=r"members\[1\]: a MemoryAugmentedLSTM, but members\[0\]"):

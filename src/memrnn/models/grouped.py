@@ -258,4 +258,8 @@ def _check_inputs(inputs: object, k: int, size: int, like: Tensor) -> Tensor:
     return inputs
 
 
-from memrnn.models import grouped_stack_rnn, grouped_transformer  # noqa: E402,F401  (register theirs)
+from memrnn.models import (  # noqa: E402,F401  (register theirs)
+    grouped_baselines,
+    grouped_stack_rnn,
+    grouped_transformer,
+)

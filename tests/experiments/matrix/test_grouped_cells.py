@@ -47,6 +47,10 @@ def _close(a: dict[str, float], b: dict[str, float]) -> None:
         ("stack_rnn", "reversal"),
         ("fast_weights", "copy"),
         ("transformer", "rsm_dyck2"),
+        ("irnn", "rsm_dyck2"),
+        ("alstm", "reversal"),
+        ("lstm", "copy"),
+        ("gru", "rsm_dyck2"),
     ],
 )
 def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
@@ -79,7 +83,7 @@ def test_the_matrix_groups_cells_that_differ_in_seed_and_rate_of_a_model_that_st
     keys = {matrix.group_key(c) for c in _members()}
     assert len(keys) == 1 and None not in keys
     assert matrix.group_key(dataclasses.replace(CELL, hidden_size=16)) not in keys
-    assert matrix.group_key(dataclasses.replace(CELL, model="lstm")) is None
+    assert matrix.group_key(dataclasses.replace(CELL, model="deep_lstm")) is None
     assert matrix.group_key(dataclasses.replace(CELL, model="rsm", task="rsm_dyck2")) is None
     assert can_group("deque_lstm", "copy") and not can_group("deep_lstm", "copy")
 

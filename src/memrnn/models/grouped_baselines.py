@@ -1,0 +1,216 @@
+"""The grouped forwards (``memrnn.models.grouped``) of the recurrent baselines: the IRNN
+(Le et al. 2015), the LSTM and the A-LSTM of Ba et al. (2016), Table 1, and the GRU of
+Paassen, Schulz, Hammer (2021), K members of one architecture run at once from their
+stacked weights.
+
+Each time step is one batched matrix product over the members (``torch.baddbmm``) where
+K members alone take K products, and the A-LSTM's attention over past hidden states,
+which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`` step
+through time in C++, yet K of them cost K times the kernel launches of one grouped step
+written out here (the LSTM's with a hand-written backward, ``LSTMSequence``): both
+measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
+draws random numbers in its forward, so every member can be grouped. Importing
+``memrnn.models.grouped`` registers all four.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.autograd.function import once_differentiable
+
+from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.controller.sequence import linear
+from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
+from memrnn.models.gru import GRUNetwork
+from memrnn.models.readout import ReadoutRNN
+
+
+def readout(params: Params, features: Tensor) -> Tensor:
+    """The readout of Ba et al. (2016), section 4.1 (``memrnn.models.readout``), of K
+    members: features (K, B, T, F) through the hidden ReLU layer to scores (K, B, T, O)."""
+    hidden = torch.relu(linear(features, params["readout.0.weight"], params["readout.0.bias"]))
+    return linear(hidden, params["readout.2.weight"], params["readout.2.bias"])
+
+
+def _options(model: nn.Module) -> tuple[object, ...]:
+    assert isinstance(model, ReadoutRNN)
+    return (model.input_size, model.output_size, model.hidden_size)
+
+
+def _input_size(model: nn.Module) -> int:
+    assert isinstance(model, ReadoutRNN)
+    return model.input_size
+
+
+def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``IRNN.forward``: h_t = ReLU(W h_{t-1} + C x_t + b) from h_0 = 0, then the readout."""
+    assert isinstance(model, IRNN)
+    x = _embed(params["C.weight"], inputs)  # (K, B, T, R)
+    w, bias = params["W.weight"].mT, params["W.bias"].unsqueeze(1)
+    h = x.new_zeros(x.shape[0], x.shape[1], model.hidden_size)
+    states = []
+    for t in range(x.shape[2]):
+        h = torch.relu(torch.baddbmm(bias, h, w) + x[:, :, t])
+        states.append(h)
+    return readout(params, torch.stack(states, dim=2))
+
+
+def lstm_step(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """One step of ``nn.LSTMCell`` from its pre-activations (..., 4R), in torch's gate
+    order (input, forget, cell, output), and its cell state c (..., R): (h, c)."""
+    i, f, g, o = gates.chunk(4, dim=-1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+class LSTMSequence(torch.autograd.Function):
+    """K members' single-layer LSTMs (``nn.LSTM``, torch's gate order i, f, g, o) over a
+    whole sequence from the zero state, as one autograd node: (input pre-activations xw
+    (K, B, T, 4R), biases included; recurrent weights w_hh (K, 4R, R)) -> the states h_t
+    (K, B, T, R).
+
+    Its hand-written backward runs back through time with one batched product per step
+    and few element-wise operations, where autograd would replay every operation of every
+    step, and it forms the gradient of w_hh at the end as one product over all steps.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, xw: Tensor, w_hh: Tensor) -> Tensor:
+        k, b, t_len, four = xw.shape
+        r = four // 4
+        w = w_hh.mT
+        h = xw.new_zeros(k, b, r)
+        c = torch.zeros_like(h)
+        acts: list[Tensor] = []
+        cells: list[Tensor] = []
+        tanhs: list[Tensor] = []
+        states: list[Tensor] = []
+        for t in range(t_len):
+            pre = torch.baddbmm(xw[:, :, t], h, w)
+            act = torch.sigmoid(pre)  # i, f and o; g's quarter is overwritten by its tanh
+            act[..., 2 * r : 3 * r] = torch.tanh(pre[..., 2 * r : 3 * r])
+            i, f, g, o = act.chunk(4, dim=-1)
+            c = (f * c).add_(i * g)  # nn.LSTM's order of the sum
+            tanh_c = torch.tanh(c)
+            h = o * tanh_c
+            for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
+                kept.append(x)
+        out = torch.stack(states, dim=2)
+        stacked = (torch.stack(x, dim=2) for x in (acts, cells, tanhs))
+        ctx.save_for_backward(*stacked, out, w_hh)
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, d_states: Tensor) -> tuple[Tensor, Tensor]:
+        acts, cells, tanhs, states, w_hh = ctx.saved_tensors
+        k, b, t_len, r = states.shape
+        i, f, g, o = acts.chunk(4, dim=-1)
+        before = (0, 0, 1, 0)  # c_{t-1} and h_{t-1}: a zero state before the first step
+        # d gates / d (c, c, c, h) for every step at once, (K, B, T, 4R)
+        factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], before) * f * (1 - f),
+                             i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
+        through_tanh = o * (1 - tanhs * tanhs)  # d h_t / d c_t
+        d_gates = torch.empty_like(acts)
+        d_h = d_c = d_states.new_zeros(k, b, r)
+        for t in reversed(range(t_len)):
+            d_h = d_states[:, :, t] + d_h
+            d_c = torch.addcmul(d_c, d_h, through_tanh[:, :, t])
+            d_pre = torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors[:, :, t]
+            d_gates[:, :, t] = d_pre
+            if t:
+                d_c = d_c * f[:, :, t]
+                d_h = torch.bmm(d_pre, w_hh)
+        rows = F.pad(states[:, :, :-1], before).reshape(k, b * t_len, r)
+        d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
+        return d_gates, d_w
+
+
+def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``OneHotLSTM.forward``: ``nn.LSTM`` from the zero state (``LSTMSequence``), then
+    the readout; token ids pick their columns of the input weights, as their one-hot
+    vectors would."""
+    assert isinstance(model, OneHotLSTM)
+    w_ih = params["lstm.weight_ih_l0"]
+    k = w_ih.shape[0]
+    bias = (params["lstm.bias_ih_l0"] + params["lstm.bias_hh_l0"]).view(k, 1, 1, -1)
+    xw = _embed(w_ih.mT, inputs) + bias  # (K, B, T, 4R)
+    states: Tensor = LSTMSequence.apply(xw, params["lstm.weight_hh_l0"])
+    return readout(params, states)
+
+
+def _gru_options(model: nn.Module) -> tuple[object, ...]:
+    assert isinstance(model, GRUNetwork)
+    return (model.input_size, model.output_size, model.gru.hidden_size)
+
+
+def _gru_input_size(model: nn.Module) -> int:
+    assert isinstance(model, GRUNetwork)
+    return model.input_size
+
+
+def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``GRUNetwork.forward``: ``nn.GRU`` from the zero state (gates r, z, n in torch's
+    order: n = tanh(W_in x + b_in + r (W_hn h + b_hn)), h' = (1 - z) n + z h), then the
+    linear readout."""
+    assert isinstance(model, GRUNetwork)
+    w_ih = params["gru.weight_ih_l0"]
+    k = w_ih.shape[0]
+    xw = _embed(w_ih.mT, inputs) + params["gru.bias_ih_l0"].view(k, 1, 1, -1)  # (K, B, T, 3R)
+    w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
+    h = xw.new_zeros(k, xw.shape[1], model.gru.hidden_size)
+    states = []
+    for t in range(xw.shape[2]):
+        x_r, x_z, x_n = xw[:, :, t].chunk(3, dim=-1)
+        h_r, h_z, h_n = torch.baddbmm(b_hh, h, w_hh).chunk(3, dim=-1)
+        r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
+        n = torch.tanh(x_n + r * h_n)
+        h = (h - n) * z + n  # torch's order of the same sum
+        states.append(h)
+    return linear(torch.stack(states, dim=2), params["readout.weight"], params["readout.bias"])
+
+
+def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``AttentionLSTM.forward``: the LSTM reads [x_t; c_{t-1}], then attends over its past
+    states h_tau, tau <= t, with weights softmax(h_tau . (W_a h_t)); its features
+    [h_t; c_t] go to the readout."""
+    assert isinstance(model, AttentionLSTM)
+    size, width = model.input_size, model.hidden_size
+    w_ih = params["cell.weight_ih"]  # (K, 4R, V + R): the input's columns, the context's
+    bias = (params["cell.bias_ih"] + params["cell.bias_hh"]).unsqueeze(1)
+    xw = _embed(w_ih[..., :size].mT, inputs)  # (K, B, T, 4R); ids pick their columns
+    k, b, t_len, _ = xw.shape
+    w_rec = torch.cat([w_ih[..., size:], params["cell.weight_hh"]], dim=-1).mT  # (K, 2R, 4R)
+    w_query = params["query.weight"].mT
+    h = xw.new_zeros(k, b, width)
+    c, context = torch.zeros_like(h), torch.zeros_like(h)
+    past: list[Tensor] = []
+    features = []
+    for t in range(t_len):
+        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw[:, :, t]
+        h, c = lstm_step(gates, c)
+        past.append(h)
+        states = torch.stack(past, dim=2).flatten(0, 1)  # (K B, t + 1, R)
+        query = torch.bmm(h, w_query).view(k * b, width, 1)
+        weights = torch.softmax(torch.bmm(states, query), dim=1)  # (K B, t + 1, 1)
+        context = torch.bmm(weights.mT, states).view(k, b, width)
+        features.append(torch.cat([h, context], dim=-1))
+    return readout(params, torch.stack(features, dim=2))
+
+
+FORWARDS[IRNN] = GroupedForward(
+    _options, lambda model: isinstance(model, IRNN), _irnn_forward, _input_size
+)
+FORWARDS[OneHotLSTM] = GroupedForward(
+    _options, lambda model: isinstance(model, OneHotLSTM), _lstm_forward, _input_size
+)
+FORWARDS[AttentionLSTM] = GroupedForward(
+    _options, lambda model: isinstance(model, AttentionLSTM), _alstm_forward, _input_size
+)
+FORWARDS[GRUNetwork] = GroupedForward(
+    _gru_options, lambda model: isinstance(model, GRUNetwork), _gru_forward, _gru_input_size
+)

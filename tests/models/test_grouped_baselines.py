@@ -1,0 +1,121 @@
+"""The recurrent baselines trained as one (memrnn.models.grouped_baselines) against the K
+models one by one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import torch
+from torch import Tensor, nn
+
+from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
+from memrnn.models.grouped import FORWARDS, Grouped, groupable
+from memrnn.models.grouped_baselines import LSTMSequence
+
+K = 3
+BUILDS: dict[str, Callable[[], nn.Module]] = {
+    "irnn": lambda: IRNN(5, 6, 8, readout=7),
+    "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
+    "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
+    "gru": lambda: GRUNetwork(5, 6, 8),
+}
+# The gated models' weights doubled: gates spread over (0, 1), attention peaks; the
+# IRNN's halved: its ReLU states stay near 1 over the steps, not growing to where float32
+# rounds its gradients past the tolerance.
+SCALE = {"irnn": 0.5, "lstm": 2.0, "alstm": 2.0, "gru": 2.0}
+
+
+def _members(name: str, dtype: torch.dtype = torch.float32) -> list[nn.Module]:
+    models = []
+    for seed in range(K):
+        torch.manual_seed(seed)
+        model = BUILDS[name]().to(dtype)
+        with torch.no_grad():  # the noise makes the IRNN's W more than a diagonal
+            for p in model.parameters():
+                p.mul_(SCALE[name]).add_(0.1 * torch.randn_like(p))
+        models.append(model)
+    return models
+
+
+def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype) -> Tensor:
+    gen = torch.Generator().manual_seed(0)
+    if tokens:
+        return torch.randint(0, 5, (K, batch, steps), generator=gen)
+    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
+
+
+def _loss(logits: Tensor) -> Tensor:
+    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
+    output, summed over the members."""
+    b, t_len, o = logits.shape[-3:]
+    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
+    return (logits.square() + logits * weights).sum() / (b * t_len * o)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "atol"), [(torch.float32, 1e-5), (torch.float64, 1e-12)], ids=["f32", "f64"]
+)
+@pytest.mark.parametrize("tokens", [True, False], ids=["ids", "vectors"])
+@pytest.mark.parametrize("name", list(BUILDS))
+@pytest.mark.parametrize(("batch", "steps"), [(4, 9), (1, 1)], ids=["4x9", "1x1"])
+def test_forward_and_gradients_match_the_members(
+    name: str, tokens: bool, dtype: torch.dtype, atol: float, batch: int, steps: int
+) -> None:
+    members = _members(name, dtype)
+    grouped = Grouped(members)
+    x = _inputs(tokens, batch, steps, dtype)
+    logits = grouped(x)
+    assert logits.shape == (K, batch, steps, 6)
+    alone = [m(x[k]) for k, m in enumerate(members)]
+    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
+
+    _loss(logits).backward()
+    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
+        _loss(out).backward()
+    each = zip(*(m.parameters() for m in members), strict=True)
+    for param, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
+        assert stacked.grad is not None and all(p.grad is not None for p in own)
+        own_grads = torch.stack([p.grad for p in own])  # type: ignore[misc]
+        errors = (stacked.grad - own_grads).flatten(1).abs().amax(1)  # per member
+        assert bool((errors <= atol).all()), f"{param}: {errors.tolist()}"
+
+
+def test_all_are_registered_and_groupable() -> None:
+    assert {IRNN, OneHotLSTM, AttentionLSTM, GRUNetwork} <= FORWARDS.keys()
+    assert all(groupable(build()) for build in BUILDS.values())
+
+    class Tuned(IRNN):  # a subclass may change the forward
+        pass
+
+    assert not groupable(Tuned(5, 6, 8))
+
+
+def test_members_must_agree() -> None:
+    # the starting scale of W changes the weights, not the forward: these group
+    Grouped([IRNN(5, 6, 8, recurrent_scale=1.0), IRNN(5, 6, 8, recurrent_scale=0.5)])
+    with pytest.raises(ValueError, match=r"members\[1\]: options \(5, 7, 8\) differ"):
+        Grouped([IRNN(5, 6, 8), IRNN(5, 7, 8)])
+    with pytest.raises(ValueError, match=r"members\[1\]: options \(5, 6, 4\) differ"):
+        Grouped([AttentionLSTM(5, 6, 8), AttentionLSTM(5, 6, 4)])
+    with pytest.raises(ValueError, match=r"members\[1\]: parameter readout.0.weight is \(9, 8\)"):
+        Grouped([IRNN(5, 6, 8), IRNN(5, 6, 8, readout=9)])
+    with pytest.raises(ValueError, match=r"members\[1\]: options \(4, 6, 8\) differ"):
+        Grouped([GRUNetwork(5, 6, 8), GRUNetwork(4, 6, 8)])
+    with pytest.raises(ValueError, match=r"members\[1\]: a AttentionLSTM, but members\[0\]"):
+        Grouped([OneHotLSTM(5, 6, 8), AttentionLSTM(5, 6, 8)])
+
+
+def test_bad_inputs() -> None:
+    grouped = Grouped(_members("alstm"))
+    with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 4 .* found 5"):
+        grouped(torch.full((K, 2, 4), 5))
+    with pytest.raises(ValueError, match=r"inputs: expected vectors \(3, B, T, 5\)"):
+        grouped(torch.zeros(K, 2, 4, 6))
+
+
+def test_the_lstm_sequence_backward_is_the_gradient() -> None:
+    gen = torch.Generator().manual_seed(1)
+    xw = torch.randn(2, 3, 4, 8, generator=gen, dtype=torch.float64, requires_grad=True)
+    w_hh = torch.randn(2, 8, 2, generator=gen, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(LSTMSequence.apply, (xw, w_hh))
