@@ -33,6 +33,7 @@ from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+from memrnn.structures.precision import full_precision_backward, full_precision_forward
 
 
 def members(w: Tensor) -> int | None:
@@ -146,6 +147,7 @@ class MemoryRNNSequence(torch.autograd.Function):
     """
 
     @staticmethod
+    @full_precision_forward
     def forward(
         ctx: FunctionCtx,
         xw: Tensor,
@@ -219,6 +221,7 @@ class MemoryRNNSequence(torch.autograd.Function):
         return p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :], traces
 
     @staticmethod
+    @full_precision_backward
     @once_differentiable
     def backward(
         ctx: Any, grad_p: Tensor | None, grad_push: Tensor | None, grad_pop: Tensor | None,

@@ -7,7 +7,9 @@
   half, ``run_weights``, also runs K controllers of one architecture at once from their
   stacked weights (``memrnn.models.grouped``).
 
-Both take the gate noise already drawn, (B, T, 2E) or None, and return a ``Trace``.
+Both take the gate noise already drawn, (B, T, 2E) or None, and return a ``Trace``;
+``run_stepwise`` also starts from a given state and returns the state after the last step
+(``MemoryRNN.stream``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from memrnn.models.controller.carry import StepOutput
+from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.fused import MemoryRNNSequence, Shape, members
 from memrnn.models.trace import Trace
 from memrnn.structures.layout import Layout
@@ -28,11 +30,21 @@ if TYPE_CHECKING:
     from memrnn.models.controller.network import MemoryRNN
 
 
-def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
-    """Run ``model.step`` at each step of ``inputs`` (B, T, I); with ``strengths``, keep
-    the memory's strengths after every step."""
+def run_stepwise(
+    model: MemoryRNN,
+    inputs: Tensor,
+    strengths: bool,
+    noise: Tensor | None,
+    carry: Carry | None = None,
+) -> tuple[Trace, Carry]:
+    """Run ``model.step`` at each step of ``inputs`` (B, T, I) from ``carry`` (None:
+    ``model.start``); with ``strengths`` (from the start only), keep the memory's
+    strengths after every step. Returns the trace and the state after the last step."""
     b, t_len, _ = inputs.shape
-    carry = model.start(b, t_len)
+    if carry is None:
+        carry = model.start(b, t_len)
+    elif strengths:
+        raise ValueError("strengths: kept only for a run from the initial state")
     steps: list[StepOutput] = []
     kept: list[Tensor] = []
     deque = model.bot is not None
@@ -52,7 +64,7 @@ def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tenso
             push_bot=empty if deque else None,
             pop_bot=empty if deque else None,
             strengths=inputs.new_zeros(b, 0, 0) if strengths else None,
-        )
+        ), carry
 
     def stacked(name: str) -> Tensor:
         return torch.stack([getattr(out, name) for out in steps], dim=1)
@@ -64,7 +76,7 @@ def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tenso
         push_bot=stacked("push_bot") if deque else None,
         pop_bot=stacked("pop_bot") if deque else None,
         strengths=torch.stack(kept, dim=1) if strengths else None,
-    )
+    ), carry
 
 
 def run_fused(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
