@@ -28,7 +28,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import InputKind, as_vectors, check_inputs
 from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.gates import MemoryGates
-from memrnn.models.controller.sequence import run_fused, run_stepwise
+from memrnn.models.controller.sequence import run_fused, run_stepwise, stream_fused
 from memrnn.models.state import check_part, check_type
 from memrnn.models.trace import Trace
 from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
@@ -53,7 +53,8 @@ class MemoryRNN(nn.Module):
     ``forward(inputs, state)`` starts from a state and ``stream(inputs, state)`` also
     returns the state after the last step: a ``Carry`` of h_t, c_t, the last reads and
     the memory, whose room grows as the stream goes on. ``state=None`` is
-    ``initial_state``: learned h_0 (and c_0), zero reads, an empty memory.
+    ``initial_state``: learned h_0 (and c_0), zero reads, an empty memory. Both take the
+    whole-sequence path of ``trace``, its memory starting from the carried one.
 
     Args:
         input_size: I, the size of each input vector i_t (the input vocabulary).
@@ -219,25 +220,34 @@ class MemoryRNN(nn.Module):
         whole sequence from ``initial_state``, as ``trace``); the keywords are ``trace``'s."""
         if state is None:
             return self.trace(inputs, stepwise=stepwise, gate_noise=gate_noise).outputs
-        return self.stream(inputs, state, gate_noise=gate_noise)[0]
+        return self.stream(inputs, state, stepwise=stepwise, gate_noise=gate_noise)[0]
 
     def stream(
-        self, inputs: Tensor, state: Carry | None = None, *, gate_noise: Tensor | None = None
+        self,
+        inputs: Tensor,
+        state: Carry | None = None,
+        *,
+        stepwise: bool = False,
+        gate_noise: Tensor | None = None,
     ) -> tuple[Tensor, Carry]:
         """The logits o_t (B, T, O) for ``inputs`` from ``state`` (None:
         ``initial_state``) and the state after the last step, to continue from: a
         sequence run in chunks, each from the last one's state, gives the logits of the
-        whole. Runs ``step`` at each time step (the whole-sequence node of ``trace``
-        starts from an empty memory and keeps no final state); ``gate_noise`` as for
-        ``trace``.
+        whole, and the gradients flow back through the state unless it is detached.
+        ``stepwise`` and ``gate_noise`` as for ``trace``: by default one autograd node
+        whose memory starts with the carried one's rows.
 
         Raises:
             ValueError: naming ``inputs``, ``gate_noise``, or ``state``: not a ``Carry``
                 of this model's sizes for the batch, dtype and device of ``inputs``.
         """
         inputs, gate_noise = self._prepared(inputs, gate_noise)
-        carry = None if state is None else self._checked(state, inputs.shape[0])
-        trace, carry = run_stepwise(self, inputs, False, gate_noise, carry)
+        b, t_len, _ = inputs.shape
+        carry = self.start(b, t_len) if state is None else self._checked(state, b)
+        if stepwise or t_len == 0:
+            trace, carry = run_stepwise(self, inputs, False, gate_noise, carry)
+        else:
+            trace, carry = stream_fused(self, inputs, gate_noise, carry)
         return trace.outputs, carry
 
     def _checked(self, state: object, batch: int) -> Carry:
