@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from memrnn.models import build_model
+from memrnn.models import build_model, model_names
 from memrnn.models.state import detach_state
 
 V, OUT, B, T = 5, 3, 3, 7
@@ -190,3 +190,14 @@ def test_a_state_of_another_cell_is_refused() -> None:
         elman(x, lstm.initial_state(B))
     with pytest.raises(ValueError, match=r"^state: expected nn\.LSTM's"):
         MODELS["lstm"]()(x, (torch.zeros(1, B, 6, dtype=torch.float64),))
+
+
+def test_every_recurrent_model_of_the_registry_streams() -> None:
+    """The registry's promise: all but the Transformer and the deep stack machine."""
+    for name in set(model_names()) - {"transformer", "deep_stack_machine"}:
+        model = build_model(name, V, OUT, hidden_size=4)
+        x = _inputs("tokens")
+        out, state = model.stream(x)
+        assert out.shape == (B, T, OUT)
+        assert torch.equal(model(x[:, :2], state), model.stream(x[:, :2], state)[0])
+        detach_state(model.initial_state(B))
