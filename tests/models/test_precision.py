@@ -55,7 +55,6 @@ def test_bfloat16_autocast_on_the_cpu_runs_forward_and_backward(name: str) -> No
 
 @pytest.mark.parametrize("name", MEMORY_MODELS)
 def test_a_stream_under_autocast_continues_from_its_state(name: str) -> None:
-    """The per-step path a stream takes keeps the memory in float32 too."""
     model = _model(name)
     x = _tokens()
     with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -71,3 +70,16 @@ def test_a_stream_under_autocast_continues_from_its_state(name: str) -> None:
 @pytest.mark.parametrize("name", [*MEMORY_MODELS, *OTHERS])
 def test_cuda_autocast_runs_forward_and_backward(name: str, dtype: torch.dtype) -> None:
     _check_mixed(name, "cuda", dtype)
+
+
+@pytest.mark.parametrize("memory", ["stack", "deque"])
+def test_the_per_step_path_under_autocast_keeps_the_memory_in_float32(memory: str) -> None:
+    torch.manual_seed(0)
+    model = build_model("memory_rnn", V, OUT, hidden_size=16, memory_width=8, memory=memory)
+    x = _tokens()
+    reference = model(x).detach()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out, state = model.stream(x, stepwise=True)
+    out.float().sum().backward()
+    assert state.memory.dtype == torch.float32
+    torch.testing.assert_close(out.float(), reference, rtol=0, atol=5e-2)

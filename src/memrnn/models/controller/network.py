@@ -186,13 +186,13 @@ class MemoryRNN(nn.Module):
             h = self.cell(cell_in, carry.h)
         o_prime = torch.tanh(self.o_prime(h)) if self.o_prime is not None else h
         e = self.n_reads
-        like = carry.memory
-        value, push, pop = _in(like, *self.top(o_prime, None if noise is None else noise[:, 0::e]))
+        memory = carry.memory
+        top = self.top(o_prime, None if noise is None else noise[:, 0::e])
+        value, push, pop = _in_memory_dtype(memory, *top)
         push_bot = pop_bot = None
         if self.bot is not None:
-            value_bot, push_bot, pop_bot = _in(
-                like, *self.bot(o_prime, None if noise is None else noise[:, 1::e])
-            )
+            bot = self.bot(o_prime, None if noise is None else noise[:, 1::e])
+            value_bot, push_bot, pop_bot = _in_memory_dtype(memory, *bot)
             assert isinstance(self.memory, NeuralDeque)
             (read_top, read_bot), state = self.memory.step(
                 carry.memory, value, value_bot, push, push_bot, pop, pop_bot
@@ -309,7 +309,7 @@ class MemoryRNN(nn.Module):
         return run_fused(self, inputs, strengths, gate_noise)
 
 
-def _in(memory: MemoryState, *tensors: Tensor) -> tuple[Tensor, ...]:
+def _in_memory_dtype(memory: MemoryState, *tensors: Tensor) -> tuple[Tensor, ...]:
     """The gates and values in the memory's dtype: autocast computes them in lower
     precision, and the memory's strengths keep full precision (``structures.precision``);
     otherwise they are the model's dtype already and nothing changes."""
