@@ -114,7 +114,9 @@ def per_row(x: Tensor, rows: int) -> Tensor:
     return x.unsqueeze(1).expand(x.shape[0], rows // x.shape[0], -1).flatten(0, 1)
 
 
-def recurrent_weights(model: MemoryRNN, params: Mapping[str, Tensor]) -> tuple[Tensor, ...]:
+def recurrent_weights(
+    model: MemoryRNN, params: Mapping[str, Tensor]
+) -> tuple[Tensor, Tensor, Tensor]:
     """The cell's weights on [r_{t-1} ; h_{t-1}] and the memory projections (w_q, b_q)
     of ``MemoryRNNSequence``, from ``params`` as for ``run_weights``."""
     w_ih = params["cell.weight_ih"]
