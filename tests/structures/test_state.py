@@ -124,3 +124,42 @@ def test_gradient_reaches_values_pushed_before_a_growth() -> None:
     want[:, 0] = 1.0  # read at step 0: the only row
     want[:, -1] = 1.0  # read at the last step: the top row, after two growths
     torch.testing.assert_close(grad, want)
+
+
+@pytest.mark.parametrize("memory", [NeuralStack(), NeuralQueue()], ids=repr)
+def test_a_detached_state_has_a_buffer_of_its_own_and_continues(memory: NeuralStack) -> None:
+    """Truncated backpropagation: the detached state holds the same memory, cut from the
+    graph, and stepping it writes nowhere the original's buffer can see."""
+    gen = _gen()
+    prefix = [x.requires_grad_() if x.is_floating_point() else x
+              for x in random_one_ended(gen, 2, 10, 3)]  # fmt: skip
+    rest = random_one_ended(gen, 2, 10, 3)
+    state = memory.initial_state(2, 3, dtype=F64)
+    for t in range(10):
+        _, state = memory.step(state, *(x[:, t] for x in prefix))
+    detached = state.detach()
+    assert not detached.strengths.requires_grad and not detached.values.requires_grad
+    assert detached.buffer is not state.buffer
+    assert torch.equal(detached.strengths, state.strengths)
+    assert torch.equal(detached.values, state.values)
+    original = state.buffer.data.clone()
+    reads = []
+    for t in range(10):
+        read, detached = memory.step(detached, *(x[:, t] for x in rest))
+        reads.append(read)
+    assert torch.equal(state.buffer.data, original)
+    whole = [torch.cat([p.detach(), q], dim=1) for p, q in zip(prefix, rest, strict=True)]
+    torch.testing.assert_close(torch.stack(reads, 1), memory.run(*whole)[:, 10:])
+
+
+def test_a_detached_deque_state_grows_at_both_ends() -> None:
+    deque = NeuralDeque()
+    gen = _gen()
+    first, second = random_deque(gen, 1, 20, 2), random_deque(gen, 1, 20, 2)
+    state = deque.initial_state(1, 2, dtype=F64)
+    for t in range(20):
+        _, state = deque.step(state, *(x[:, t] for x in first))
+    state = state.detach()
+    for t in range(20):
+        _, state = deque.step(state, *(x[:, t] for x in second))
+    assert state.size == 80

@@ -2,7 +2,11 @@
 (``memrnn.models.registry``; ``build_model_for(name, task)`` from a task's sizes):
 ``model(inputs)`` on token ids (B, T), or vectors (B, T, F) where the model ``accepts``
 them (all of memrnn's do), gives per-step outputs (B, T, O); models with memory gates
-also have ``trace(inputs)``, a ``Trace`` of the outputs and the gates.
+also have ``trace(inputs)``, a ``Trace`` of the outputs and the gates. The recurrent
+ones keep ``nn.LSTM``'s habits (``memrnn.models.state``): ``model(inputs, state)`` starts
+from a state, ``model.stream(inputs, state)`` returns (outputs, state after the last
+step) to feed the next chunk, ``detach_state`` cuts it for truncated backpropagation;
+and they run under ``torch.autocast``, their memories in float32.
 
 Here: the controllers that drive the differentiable memories and the transduction
 models built on them (Grefenstette et al. 2015; Trask 2016), the superposition
@@ -31,6 +35,13 @@ from memrnn.models.registry import (
 from memrnn.models.saving import SavedModel, load_model, save_model
 from memrnn.models.stack_machine import DeepStackMachineNetwork, GRUStack
 from memrnn.models.stack_rnn import SuperpositionStackRNN
+from memrnn.models.state import (
+    AttentionState,
+    FastWeightsState,
+    HiddenState,
+    StackRNNState,
+    detach_state,
+)
 from memrnn.models.trace import Trace
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
 from memrnn.models.transformer import CausalTransformer
@@ -38,12 +49,15 @@ from memrnn.models.transformer import CausalTransformer
 __all__ = [
     "IRNN",
     "AttentionLSTM",
+    "AttentionState",
     "CausalTransformer",
     "DeepLSTM",
     "DeepStackMachineNetwork",
     "FastWeightsRNN",
+    "FastWeightsState",
     "GRUNetwork",
     "GRUStack",
+    "HiddenState",
     "InputEmbedding",
     "LSTMLanguageModel",
     "MemoryAugmentedLSTM",
@@ -52,11 +66,13 @@ __all__ = [
     "ReadoutRNN",
     "RegisteredModel",
     "SavedModel",
+    "StackRNNState",
     "SuperpositionStackRNN",
     "Trace",
     "build_model",
     "build_model_for",
     "core_parameters",
+    "detach_state",
     "load_model",
     "model_names",
     "register_model",

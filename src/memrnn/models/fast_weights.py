@@ -20,6 +20,10 @@ weighted sum over the past states (the "attention" form). Its backward is writte
 (``_FastTerm``) so that it keeps only the past states themselves, O(T R) numbers per
 sequence, where autograd through the matrix form would keep a B x R x R matrix per step.
 ``form="matrix"`` computes the literal A_t instead; the tests check the two agree.
+
+The model takes an initial state and streams (``ReadoutRNN``): its state, a
+``FastWeightsState``, is h_t and the fast memory, the past states A_t is made of (they
+grow by one per step) or, in the matrix form, A_t itself.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from torch import Tensor, nn
 from memrnn.models.baselines import scaled_identity
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.readout import ReadoutRNN, make_readout
+from memrnn.models.state import FastWeightsState, check_part, check_type
+from memrnn.structures.precision import full_precision_backward, full_precision_forward
 from memrnn.validation import check_choice, check_float, check_sizes
 
 Form = Literal["attention", "matrix"]
@@ -43,6 +49,7 @@ class _FastTerm(torch.autograd.Function):
     past states h_tau (B, R) each; it saves only references to its inputs."""
 
     @staticmethod
+    @full_precision_forward
     def forward(ctx: Any, weights: Tensor, h: Tensor, *past: Tensor) -> Tensor:
         H = torch.stack(past, dim=1)  # (B, t, R): a temporary, not saved
         scores = torch.einsum("btr,br->bt", H, h) * weights
@@ -50,6 +57,7 @@ class _FastTerm(torch.autograd.Function):
         return torch.einsum("bt,btr->br", scores, H)
 
     @staticmethod
+    @full_precision_backward
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
         weights, h, *past = ctx.saved_tensors
         H = torch.stack(past, dim=1)
@@ -60,9 +68,10 @@ class _FastTerm(torch.autograd.Function):
         return (None, grad_h, *grad_H.unbind(dim=1))
 
 
-class FastWeightsRNN(ReadoutRNN):
+class FastWeightsRNN(ReadoutRNN[FastWeightsState]):
     """The Fast Weights RNN on token ids or vectors, with the readout of Ba et al. (2016);
-    its features are the states h_t (B, T, R).
+    its features are the states h_t (B, T, R). Its state is a ``FastWeightsState``: h_0 = 0
+    and an empty fast memory (A_0 = 0) to start.
 
     Args:
         input_size, output_size, hidden_size, readout: as for ``ReadoutRNN`` (for token
@@ -105,29 +114,57 @@ class FastWeightsRNN(ReadoutRNN):
         scaled_identity(self.W, recurrent_scale)
         self.readout = make_readout(hidden_size, readout, output_size)
 
-    def features(self, inputs: Tensor) -> Tensor:
-        """The states h_t (B, T, R)."""
+    def initial_state(self, batch_size: int) -> FastWeightsState:
+        """h_0 = 0 (B, R) and an empty fast memory: no past states, or A = 0 (B, R, R)."""
+        h = self.W.weight.new_zeros(batch_size, self.hidden_size)
+        if self.form == "matrix":
+            return FastWeightsState(h, None, h.new_zeros(batch_size, *h.shape[1:] * 2))
+        return FastWeightsState(h, h.new_zeros(batch_size, 0, self.hidden_size), None)
+
+    def _checked(self, state: object, batch: int) -> FastWeightsState:
+        check_type(state, FastWeightsState, "a FastWeightsRNN's FastWeightsState")
+        assert isinstance(state, FastWeightsState)
+        like, r = self.W.weight, self.hidden_size
+        check_part("state.h", state.h, (batch, r), "(B, R)", like)
+        if self.form == "matrix":
+            check_part("state.matrix", state.matrix, (batch, r, r), "(B, R, R)", like)
+        else:
+            check_part("state.past", state.past, (batch, None, r), "(B, t, R)", like)
+        return state
+
+    def run(
+        self, inputs: Tensor, state: FastWeightsState | None
+    ) -> tuple[Tensor, FastWeightsState]:
+        """The states h_t (B, T, R) from ``state``, and the state after the last step."""
         inputs = self.C.sequences(inputs)
         batch, steps = inputs.shape[:2]
-        h = inputs.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
         past: list[Tensor] = []
-        A = (
-            h.new_zeros(batch, self.hidden_size, self.hidden_size)
-            if self.form == "matrix"
-            else None
-        )
+        if state is None:
+            h = inputs.new_zeros(batch, self.hidden_size, dtype=self.W.weight.dtype)
+            A = (
+                h.new_zeros(batch, self.hidden_size, self.hidden_size)
+                if self.form == "matrix"
+                else None
+            )
+        else:
+            state = self._checked(state, batch)
+            h, A = state.h, state.matrix
+            if state.past is not None:
+                past = list(state.past.unbind(1))
+        start = len(past)
         # eta lambda^(t-1-tau) for tau < t is the last t entries
+        total = start + steps
         powers = self.fast_lr * self.decay ** torch.arange(
-            steps - 1, -1, -1, dtype=h.dtype, device=h.device
+            total - 1, -1, -1, dtype=h.dtype, device=h.device
         )
-        for t in range(steps):
-            slow = self.W(h) + inputs[:, t]
+        for t in range(start, total):
+            slow = self.W(h) + inputs[:, t - start]
             h = torch.relu(slow)
             for _ in range(self.inner_steps):
-                if not past:  # A_{-1} = 0
+                if A is None and not past:  # A_{-1} = 0
                     fast = torch.zeros_like(h)
                 elif A is None:
-                    fast = _FastTerm.apply(powers[steps - t :], h, *past)
+                    fast = _FastTerm.apply(powers[total - t :], h, *past)
                 else:
                     fast = torch.bmm(A, h[:, :, None])[:, :, 0]
                 if self.norm_over == "sum":
@@ -137,4 +174,7 @@ class FastWeightsRNN(ReadoutRNN):
             past.append(h)
             if A is not None:
                 A = self.decay * A + self.fast_lr * h[:, :, None] * h[:, None, :]
-        return torch.stack(past, dim=1)
+        features = torch.stack(past[start:], dim=1)
+        if A is not None:
+            return features, FastWeightsState(h, None, A)
+        return features, FastWeightsState(h, torch.stack(past, dim=1), None)

@@ -10,12 +10,14 @@ after the query).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar
 
 from torch import Tensor, nn
 
 from memrnn.models.checks import InputKind
 from memrnn.validation import check_sizes
+
+S = TypeVar("S")
 
 
 def make_readout(width: int, units: int, output_size: int) -> nn.Sequential:
@@ -23,11 +25,16 @@ def make_readout(width: int, units: int, output_size: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(width, units), nn.ReLU(), nn.Linear(units, output_size))
 
 
-class ReadoutRNN(nn.Module, ABC):
+class ReadoutRNN(nn.Module, ABC, Generic[S]):
     """A recurrent network on token ids or vectors with the readout of Ba et al. (2016).
 
-    Subclasses compute ``features`` and build ``self.readout`` with ``make_readout``
-    after their own layers, so that the initial weights are drawn in that order.
+    Subclasses compute ``run``, the features and the state after the last step, define
+    ``initial_state``, and build ``self.readout`` with ``make_readout`` after their own
+    layers, so that the initial weights are drawn in that order.
+
+    ``forward(inputs, state=None)`` gives the scores of every step from ``state``
+    (None: ``initial_state``); ``stream(inputs, state=None)`` also the state after the
+    last step, to continue from (``memrnn.models.state``).
 
     Args:
         input_size, output_size: the input vocabulary (or the width of input vectors)
@@ -46,14 +53,34 @@ class ReadoutRNN(nn.Module, ABC):
         self.input_size, self.output_size, self.hidden_size = input_size, output_size, hidden_size
 
     @abstractmethod
-    def features(self, inputs: Tensor) -> Tensor:
-        """The features (B, T, F) of every step for token ids (B, T) or vectors
-        (B, T, input_size), T >= 1."""
+    def initial_state(self, batch_size: int) -> S:
+        """The state ``state=None`` stands for, for ``batch_size`` sequences."""
 
-    def forward(self, inputs: Tensor) -> Tensor:
-        """The scores (B, T, output_size) of every step."""
-        out: Tensor = self.readout(self.features(inputs))
+    @abstractmethod
+    def run(self, inputs: Tensor, state: S | None) -> tuple[Tensor, S]:
+        """The features (B, T, F) of every step for token ids (B, T) or vectors
+        (B, T, input_size), T >= 1, from ``state`` (None: the initial state), and the
+        state after the last step.
+
+        Raises:
+            ValueError: naming ``inputs``, or ``state`` when it does not fit.
+        """
+
+    def features(self, inputs: Tensor) -> Tensor:
+        """The features (B, T, F) of every step from the initial state."""
+        return self.run(inputs, None)[0]
+
+    def forward(self, inputs: Tensor, state: S | None = None) -> Tensor:
+        """The scores (B, T, output_size) of every step from ``state``."""
+        out: Tensor = self.readout(self.run(inputs, state)[0])
         return out
+
+    def stream(self, inputs: Tensor, state: S | None = None) -> tuple[Tensor, S]:
+        """The scores (B, T, output_size) of every step from ``state``, and the state
+        after the last step."""
+        features, state = self.run(inputs, state)
+        out: Tensor = self.readout(features)
+        return out, state
 
     def last_step(self, inputs: Tensor) -> Tensor:
         """The scores (B, output_size) after the last step alone."""

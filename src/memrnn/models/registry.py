@@ -10,7 +10,11 @@ Every registered model follows one calling convention:
 - called as ``model(inputs)`` on token ids (B, T), or on float vectors (B, T, F) where
   ``"vectors"`` is in its ``accepts``; it returns per-step outputs (B, T, output_size);
 - a model whose memory has push and pop gates also has ``trace(inputs)``, which returns
-  a ``memrnn.models.Trace``: the same outputs and the gates of every step.
+  a ``memrnn.models.Trace``: the same outputs and the gates of every step;
+- a recurrent model (all but ``transformer`` and ``deep_stack_machine``) also takes an
+  initial state, ``model(inputs, state)``, and has ``stream(inputs, state)``, which returns
+  the outputs and the state after the last step, and ``initial_state(batch_size)``, the
+  state that ``None`` stands for (``memrnn.models.state``).
 
 ``memrnn.models.zoo`` registers memrnn's own models; ``register_model`` adds others.
 """

@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.checks import InputKind, as_vectors
+from memrnn.models.state import StackRNNState, check_part, check_type
 from memrnn.models.trace import Trace
 from memrnn.structures.superposition import SuperpositionStack
 from memrnn.validation import check_choice, check_sizes
@@ -30,9 +31,11 @@ CellKind = Literal["rnn", "gru", "lstm"]
 class SuperpositionStackRNN(nn.Module):
     """A recurrent cell whose state is fed the top of a superposition stack.
 
-    Reads token ids (B, T), one-hot coded, or vectors x_t (B, T, input_size), from a
-    zero state and an empty stack; ``forward`` gives the logits y_t (B, T, output_size),
-    ``trace`` also the push and pop weights.
+    Reads token ids (B, T), one-hot coded, or vectors x_t (B, T, input_size); ``forward``
+    gives the logits y_t (B, T, output_size), ``trace`` also the push and pop weights.
+    As with ``nn.LSTM``, ``forward(inputs, state)`` starts from a ``StackRNNState`` (None:
+    zero h and c and an empty stack, ``initial_state``) and ``stream(inputs, state)``
+    also returns the state after the last step.
 
     Args:
         input_size, output_size: sizes of x_t (the input vocabulary) and y_t.
@@ -75,19 +78,60 @@ class SuperpositionStackRNN(nn.Module):
         # Weights from a softmax lie in [0, 1] by construction: skip the device sync.
         self.stack = SuperpositionStack(validate=False)
 
-    def forward(self, inputs: Tensor) -> Tensor:
-        """The logits y_t (B, T, output_size) for ``inputs``."""
-        return self.trace(inputs).outputs
+    def initial_state(self, batch_size: int) -> StackRNNState:
+        """Zero h (and c) (B, H) and an empty stack (B, D, m)."""
+        like = self.W_y.weight
+        h = like.new_zeros(batch_size, self.hidden_size)
+        c = like.new_zeros(batch_size, self.hidden_size) if self.cell_kind == "lstm" else None
+        stack = self.stack.initial_state(batch_size, self.stack_width, self.stack_depth,
+                                         device=like.device, dtype=like.dtype)  # fmt: skip
+        return StackRNNState(h, c, stack)
+
+    def forward(self, inputs: Tensor, state: StackRNNState | None = None) -> Tensor:
+        """The logits y_t (B, T, output_size) for ``inputs`` from ``state``."""
+        return self._run(inputs, state)[0].outputs
+
+    def stream(
+        self, inputs: Tensor, state: StackRNNState | None = None
+    ) -> tuple[Tensor, StackRNNState]:
+        """The logits y_t (B, T, output_size) from ``state`` (None: ``initial_state``) and
+        the state after the last step.
+
+        Raises:
+            ValueError: naming ``inputs``, or ``state`` when it does not fit.
+        """
+        trace, state = self._run(inputs, state)
+        return trace.outputs, state
 
     def trace(self, inputs: Tensor) -> Trace:
         """The logits and the push and pop weights (B, T) of each step, in one pass."""
+        return self._run(inputs, None)[0]
+
+    def _checked(self, state: object, batch: int) -> StackRNNState:
+        check_type(state, StackRNNState, "a SuperpositionStackRNN's StackRNNState")
+        assert isinstance(state, StackRNNState)
+        like, hidden = self.W_y.weight, (batch, self.hidden_size)
+        check_part("state.h", state.h, hidden, "(B, H)", like)
+        if self.cell_kind == "lstm":
+            check_part("state.c", state.c, hidden, "(B, H)", like)
+        elif state.c is not None:
+            raise ValueError(f"state.c: a {self.cell_kind} cell has no c; expected None")
+        stack = (batch, self.stack_depth, self.stack_width)
+        check_part("state.stack", state.stack, stack, "(B, D, m)", like)
+        return state
+
+    def _run(self, inputs: Tensor, state: StackRNNState | None) -> tuple[Trace, StackRNNState]:
         inputs = as_vectors(inputs, self.input_size, self.W_y.weight)
         b, t_len, _ = inputs.shape
-        h = inputs.new_zeros(b, self.hidden_size)
-        c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None
-        stack = self.stack.initial_state(
-            b, self.stack_width, self.stack_depth, device=inputs.device, dtype=inputs.dtype
-        )
+        if state is None:
+            h = inputs.new_zeros(b, self.hidden_size)
+            c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None
+            stack = self.stack.initial_state(
+                b, self.stack_width, self.stack_depth, device=inputs.device, dtype=inputs.dtype
+            )
+        else:
+            state = self._checked(state, b)
+            h, c, stack = state.h, state.c, state.stack
         logits, pushes, pops = [], [], []
         for t in range(t_len):
             h = h + self.W_sh(stack[:, 0])
@@ -95,14 +139,16 @@ class SuperpositionStackRNN(nn.Module):
                 h, c = self.cell(inputs[:, t], (h, c))
             else:
                 h = self.cell(inputs[:, t], h)
-            actions = torch.softmax(self.W_a(h), dim=-1)
-            _, stack = self.stack.step(
-                stack, torch.sigmoid(self.W_n(h)), actions[:, 0], actions[:, 1]
-            )
+            # in the stack's dtype: autocast computes them in lower precision
+            actions = torch.softmax(self.W_a(h), dim=-1).to(stack.dtype)
+            value = torch.sigmoid(self.W_n(h)).to(stack.dtype)
+            _, stack = self.stack.step(stack, value, actions[:, 0], actions[:, 1])
             logits.append(self.W_y(h))
             pushes.append(actions[:, 0])
             pops.append(actions[:, 1])
+        state = StackRNNState(h, c, stack)
         if t_len == 0:
             empty = inputs.new_zeros(b, 0)
-            return Trace(inputs.new_zeros(b, 0, self.W_y.out_features), empty, empty)
-        return Trace(torch.stack(logits, 1), torch.stack(pushes, 1), torch.stack(pops, 1))
+            return Trace(inputs.new_zeros(b, 0, self.W_y.out_features), empty, empty), state
+        trace = Trace(torch.stack(logits, 1), torch.stack(pushes, 1), torch.stack(pops, 1))
+        return trace, state

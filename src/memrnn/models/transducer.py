@@ -12,6 +12,10 @@ embedding (a linear layer to the output vocabulary):
   the pop bias at -1 (the paper's Appendix B).
 - ``DeepLSTM``: the baseline, a stack of 1 to 8 LSTM layers.
 
+Both take an initial state and stream, as ``nn.LSTM`` does (``memrnn.models.state``):
+``model(inputs, state)`` starts from ``state`` and ``model.stream(inputs, state)`` also
+returns the state after the last step.
+
 ``core_parameters`` counts what the paper's Appendix D counts: everything but the input
 embedding and the output layer (at hidden 256 and 512 the two agree within 5%, tested).
 """
@@ -27,6 +31,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import ID_DTYPES, InputKind, check_token_ids
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
 from memrnn.models.embedding import InputEmbedding
+from memrnn.models.state import check_lstm_state
 from memrnn.models.trace import Trace
 from memrnn.validation import check_int, check_sizes
 
@@ -35,7 +40,9 @@ class MemoryAugmentedLSTM(nn.Module):
     """An LSTM controller with a neural Stack, Queue or DeQue, on token ids or vectors.
 
     ``forward`` gives the logits (B, T, V_out) for token ids (B, T) or vectors
-    (B, T, V_in), teacher-forced; ``trace`` also the gates.
+    (B, T, V_in), teacher-forced; ``trace`` also the gates. Its state is its controller's
+    ``Carry`` (``MemoryRNN``): h, c, the last reads and the memory, whose room grows
+    as a stream goes on; None stands for learned h_0, c_0, zero reads and an empty memory.
 
     Args:
         input_vocab, output_vocab: sizes of the input and output vocabularies (the
@@ -90,9 +97,26 @@ class MemoryAugmentedLSTM(nn.Module):
         )
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, inputs: Tensor) -> Tensor:
-        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in), teacher-forced."""
-        return self.trace(inputs).outputs
+    def forward(self, inputs: Tensor, state: Carry | None = None) -> Tensor:
+        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in), teacher-forced,
+        from ``state`` (``stream``)."""
+        if state is None:
+            return self.trace(inputs).outputs
+        return self.stream(inputs, state)[0]
+
+    def stream(self, inputs: Tensor, state: Carry | None = None) -> tuple[Tensor, Carry]:
+        """Logits (B, T, V_out) from ``state`` (None: ``initial_state``) and the state after
+        the last step (``MemoryRNN.stream``).
+
+        Raises:
+            ValueError: naming ``inputs``, or ``state`` when it does not fit.
+        """
+        outputs, state = self.core.stream(self.embed.sequences(inputs), state)
+        return self.output(torch.tanh(outputs)), state
+
+    def initial_state(self, batch_size: int) -> Carry:
+        """The state ``state=None`` stands for (``MemoryRNN.initial_state``)."""
+        return self.core.initial_state(batch_size)
 
     def trace(self, inputs: Tensor, *, strengths: bool = False) -> Trace:
         """The logits and the gates of every step for token ids (B, T) or vectors
@@ -128,7 +152,8 @@ class MemoryAugmentedLSTM(nn.Module):
 
 class DeepLSTM(nn.Module):
     """The Deep LSTM baseline: ``layers`` stacked LSTMs of ``hidden_size`` units on token
-    ids or vectors, logits (B, T, V_out) per step.
+    ids or vectors, logits (B, T, V_out) per step. Its state is ``nn.LSTM``'s (h, c),
+    (layers, B, H) each; None stands for zeros.
 
     Args:
         input_vocab, output_vocab: sizes of the input and output vocabularies (the
@@ -158,10 +183,33 @@ class DeepLSTM(nn.Module):
         self.project = nn.Linear(hidden_size, embedding)
         self.output = nn.Linear(embedding, output_vocab)
 
-    def forward(self, inputs: Tensor) -> Tensor:
-        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in)."""
-        states, _ = self.lstm(self.embed.sequences(inputs))
-        return self.output(torch.tanh(self.project(states)))
+    def forward(self, inputs: Tensor, state: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        """Logits (B, T, V_out) for token ids (B, T) or vectors (B, T, V_in) from ``state``."""
+        return self.stream(inputs, state)[0]
+
+    def stream(
+        self, inputs: Tensor, state: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """Logits (B, T, V_out) from ``state``, nn.LSTM's (h_0, c_0), (layers, B, H) each
+        (None: zeros), and its (h_n, c_n) after the last step.
+
+        Raises:
+            ValueError: naming ``inputs``, or ``state`` when it does not fit.
+        """
+        embedded = self.embed.sequences(inputs)
+        if state is not None:
+            lstm = self.lstm
+            like = next(lstm.parameters())
+            shape = (lstm.num_layers, embedded.shape[0], lstm.hidden_size)
+            state = check_lstm_state(state, *shape, like)
+        states, last = self.lstm(embedded, state)
+        return self.output(torch.tanh(self.project(states))), last
+
+    def initial_state(self, batch_size: int) -> tuple[Tensor, Tensor]:
+        """nn.LSTM's zero (h_0, c_0), (layers, B, H) each."""
+        lstm = self.lstm
+        zeros = next(lstm.parameters()).new_zeros(lstm.num_layers, batch_size, lstm.hidden_size)
+        return zeros, zeros.clone()
 
     def start(self, batch: int, capacity: int) -> tuple[Tensor, Tensor] | None:
         """No state before the first token (the LSTM starts from zeros)."""

@@ -76,15 +76,25 @@ class Layout:
     Attributes:
         kind: "stack", "queue" or "deque".
         steps: T, the number of steps the strengths have room for.
+        start: steps taken before step 0, whose rows (``carried``) hold a memory carried
+            in from an earlier chunk of the sequence; 0 for an empty memory. The rows are
+            those of a run of ``start + steps`` steps, step t being step ``start + t``.
     """
 
     kind: Kind
     steps: int
+    start: int = 0
 
     @property
     def rows(self) -> int:
         """n, the rows of the strength tensor."""
-        return 2 * self.steps if self.kind == "deque" else self.steps
+        total = self.start + self.steps
+        return 2 * total if self.kind == "deque" else total
+
+    @property
+    def carried(self) -> tuple[int, int]:
+        """The rows [lo, hi) of the memory carried in: those written before step 0."""
+        return self.window(-1)
 
     @property
     def ends(self) -> tuple[End, ...]:
@@ -94,19 +104,22 @@ class Layout:
 
     def push_rows(self, t: int) -> tuple[int, ...]:
         """The rows written at step t, one per end."""
+        g, total = self.start + t, self.start + self.steps
         if self.kind == "queue":
-            return (t,)
+            return (g,)
         if self.kind == "stack":
-            return (self.steps - 1 - t,)
-        return (self.steps + t, self.steps - 1 - t)
+            return (total - 1 - g,)
+        return (total + g, total - 1 - g)
 
     def window(self, t: int) -> tuple[int, int]:
-        """The rows [lo, hi) written by steps 0..t: the only rows a read at step t sees."""
+        """The rows [lo, hi) written up to step t, those carried in included: the only
+        rows a read at step t sees."""
+        g, total = self.start + t, self.start + self.steps
         if self.kind == "queue":
-            return 0, t + 1
+            return 0, g + 1
         if self.kind == "stack":
-            return self.steps - 1 - t, self.steps
-        return self.steps - 1 - t, self.steps + 1 + t
+            return total - 1 - g, total
+        return total - 1 - g, total + 1 + g
 
     def to_paper(self, strengths: Tensor) -> Tensor:
         """Strengths (..., n) in the paper's row order: bottom first; for a stack or queue

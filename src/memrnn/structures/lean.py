@@ -18,6 +18,7 @@ from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+from memrnn.structures.precision import full_precision_backward, full_precision_forward
 
 
 class LeanRun(torch.autograd.Function):
@@ -30,6 +31,7 @@ class LeanRun(torch.autograd.Function):
     """
 
     @staticmethod
+    @full_precision_forward
     def forward(
         ctx: FunctionCtx, rows: Tensor, push: Tensor, pop: Tensor, layout: Layout
     ) -> Tensor:
@@ -46,6 +48,7 @@ class LeanRun(torch.autograd.Function):
         return torch.bmm(by_batch, rows).unflatten(1, (steps, ends))
 
     @staticmethod
+    @full_precision_backward
     @once_differentiable
     def backward(
         ctx: Any, grad_reads: Tensor

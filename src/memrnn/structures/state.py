@@ -45,6 +45,13 @@ class MemoryState:
         """n, the number of rows written so far."""
         return self.hi - self.lo
 
+    def detach(self) -> MemoryState:
+        """This state cut from the graph that computed it (truncated backpropagation
+        through time). Its values move to a buffer of their own: the buffer they share
+        with earlier states is written in place, which autograd tracks."""
+        buffer, lo, hi = self.buffer.detached(self.lo, self.hi)
+        return MemoryState(self.strengths.detach(), buffer, lo, hi)
+
     @property
     def dtype(self) -> torch.dtype:
         return self.strengths.dtype

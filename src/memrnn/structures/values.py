@@ -22,6 +22,8 @@ import torch
 from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
+from memrnn.structures.precision import full_precision_backward, full_precision_forward
+
 _MIN_CAPACITY = 16
 
 
@@ -86,6 +88,12 @@ class ValueBuffer:
         data[:, start : start + n] = self.data[:, lo:hi]
         return ValueBuffer(data, start, start + n), start, start + n
 
+    def detached(self, lo: int, hi: int) -> tuple[ValueBuffer, int, int]:
+        """A fresh buffer holding a copy of rows [lo, hi) cut from the graph, with spare
+        rows on both sides (a deque grows at both), and its window."""
+        with torch.no_grad():
+            return self._reallocated(lo, hi, room_below=True)
+
     def read(self, weights: Tensor, lo: int, hi: int) -> Tensor:
         """sum_i weights[:, i] * rows[:, lo + i]: a weighted read (B, m) of the window."""
         out: Tensor = WindowRead.apply(weights, self.data, lo, hi)
@@ -96,6 +104,7 @@ class WindowRead(torch.autograd.Function):
     """Batched weighted sum of the rows [lo, hi) of a buffer that is written in place."""
 
     @staticmethod
+    @full_precision_forward
     def forward(ctx: FunctionCtx, weights: Tensor, data: Tensor, lo: int, hi: int) -> Tensor:
         rows = data[:, lo:hi].detach()
         ctx.save_for_backward(weights)
@@ -106,6 +115,7 @@ class WindowRead(torch.autograd.Function):
         return torch.bmm(weights.unsqueeze(1), rows).squeeze(1)
 
     @staticmethod
+    @full_precision_backward
     @once_differentiable
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
         (weights,) = ctx.saved_tensors

@@ -6,12 +6,15 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
+from memrnn.models.state import Detachable
 from memrnn.structures import MemoryState
 
 
 @dataclass(frozen=True)
-class Carry:
-    """The recurrent state H_t between steps: controller state, last read(s), memory."""
+class Carry(Detachable):
+    """The recurrent state H_t between steps: controller state h_t (B, H), an LSTM's c_t
+    (B, H) (None for an Elman cell), the last read(s) r_t (B, E m) and the memory;
+    ``detach()`` cuts all of them from the graph (truncated backpropagation)."""
 
     h: Tensor
     c: Tensor | None

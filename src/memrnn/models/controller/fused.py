@@ -14,7 +14,10 @@ by that bookkeeping, not by arithmetic. ``MemoryRNNSequence`` runs the same recu
   in the backward (``memrnn.structures.layout``, Grefenstette et al. 2015, Appendix A).
 
 ``MemoryRNN.forward`` and ``trace`` use it (``sequence.run_fused``); ``MemoryRNN.step``
-remains the literal per-step reference the tests compare it with.
+remains the literal per-step reference the tests compare it with. ``MemoryRNN.stream``
+runs it from a carried state (a memory carried in fills the rows of the steps before this
+chunk, ``Layout.start``) and has it return the state after the last step, whose gradient
+from a later chunk starts the backward recursion.
 
 The same node runs K controllers of one shape at once (``memrnn.models.grouped``): with
 every weight stacked (K, ...) and the batch rows member-major (member k owns rows
@@ -33,6 +36,7 @@ from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
 from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+from memrnn.structures.precision import full_precision_backward, full_precision_forward
 
 
 def members(w: Tensor) -> int | None:
@@ -116,6 +120,7 @@ class Shape:
     hidden: int
     width: int  # m
     lstm: bool
+    final: bool = False  # also return the state after the last step
 
     @property
     def ends(self) -> int:
@@ -135,6 +140,9 @@ class MemoryRNNSequence(torch.autograd.Function):
             each grouped by end (top first).
         noise: (B, T, 2E) added to the push and pop pre-activations, or None.
         shape: a ``Shape``.
+        r0: (B, E m) the reads before step 0, or None for zeros.
+        s0, values0: (B, n0) and (B, n0, m) the strengths and values of a memory carried
+            in, in the layout's row order (its ``carried`` rows), or None for an empty one.
 
     For K members at once, every weight and bias has a leading dimension K (w_rec
     (K, G, E m + H), b_p (K, H'), ...) and B = K B' rows, member-major; the weights'
@@ -142,10 +150,13 @@ class MemoryRNNSequence(torch.autograd.Function):
 
     Returns:
         o' (B, T, H'), push (B, T, E), pop (B, T, E) and the strengths s_t (T, B, n) in
-        the layout's row order (not differentiable).
+        the layout's row order (not differentiable); with ``shape.final``, then the state
+        after the last step: h_T, c_T (None for an Elman RNN), r_T, s_T and the values
+        (B, n, m), all differentiable.
     """
 
     @staticmethod
+    @full_precision_forward
     def forward(
         ctx: FunctionCtx,
         xw: Tensor,
@@ -158,7 +169,10 @@ class MemoryRNNSequence(torch.autograd.Function):
         b_q: Tensor,
         noise: Tensor | None,
         shape: Shape,
-    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        r0: Tensor | None = None,
+        s0: Tensor | None = None,
+        values0: Tensor | None = None,
+    ) -> tuple[Tensor | None, ...]:
         layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
         batch, steps, _ = xw.shape
         em = e * m
@@ -178,8 +192,12 @@ class MemoryRNNSequence(torch.autograd.Function):
 
         one = xw.new_ones(())
         group = members(w_rec)
-        rh[0, :, :em] = 0
+        rh[0, :, :em] = 0 if r0 is None else r0
         rh[0, :, em:] = h0
+        if s0 is not None and values0 is not None:
+            lo, hi = layout.carried
+            strengths[0, :, lo:hi] = s0
+            values[:, lo:hi] = values0
         if cells is not None:
             assert c0 is not None and tanh_c is not None
             cells[0] = c0
@@ -216,13 +234,19 @@ class MemoryRNNSequence(torch.autograd.Function):
         q_t = q_all.transpose(0, 1)
         traces = strengths[1:]
         ctx.mark_non_differentiable(traces)
-        return p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :], traces
+        out = (p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :], traces)
+        if not shape.final:
+            return out
+        c_t = cells[-1].clone() if cells is not None else None
+        final = (rh[-1, :, em:].clone(), c_t, rh[-1, :, :em].clone(), strengths[-1].clone())
+        return (*out, *final, values.clone())
 
     @staticmethod
+    @full_precision_backward
     @once_differentiable
     def backward(
         ctx: Any, grad_p: Tensor | None, grad_push: Tensor | None, grad_pop: Tensor | None,
-        _grad_traces: Tensor | None,
+        _grad_traces: Tensor | None, *grad_final: Tensor | None,
     ) -> tuple[Tensor | None, ...]:  # fmt: skip
         shape: Shape = ctx.shape
         (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
@@ -254,11 +278,18 @@ class MemoryRNNSequence(torch.autograd.Function):
                  for x in (grad_push, grad_pop)], dim=2,
             )  # fmt: skip
 
-        d_h = new(batch, hid)
-        d_c = new(batch, hid) if cells is not None else None
-        d_r = new(batch, e, m)
-        d_s = new(batch, layout.rows)
-        d_values = new(values.shape)
+        # The gradients that reach the state after the last step, zero unless a later
+        # chunk of the sequence used it.
+        g_h, g_c, g_r, g_s, g_values = grad_final or (None,) * 5
+
+        def start(g: Tensor | None, *size: int) -> Tensor:
+            return new(size) if g is None else g.reshape(size).clone()
+
+        d_h = start(g_h, batch, hid)
+        d_c = start(g_c, batch, hid) if cells is not None else None
+        d_r = start(g_r, batch, e, m)
+        d_s = start(g_s, batch, layout.rows)
+        d_values = start(g_values, *values.shape)
         d_z = acts.new_empty(acts.shape)
         d_q = q_all.new_empty(q_all.shape)
         d_pre = p_all.new_empty(p_all.shape) if p_slope is not None else None
@@ -307,6 +338,12 @@ class MemoryRNNSequence(torch.autograd.Function):
             "w_q": weight_grad(d_q, p_all, group),
             "b_q": bias_grad(d_q, group),
         }
+        lo, hi = layout.carried
+        carried = {"r0": d_r.flatten(1), "s0": d_s[:, lo:hi], "values0": d_values[:, lo:hi]}
         wanted = ctx.needs_input_grad
-        names = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q")
-        return (*(grads[k] if wanted[i] else None for i, k in enumerate(names)), None, None)
+        names = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q", "noise", "shape",
+                 *carried)  # fmt: skip
+        grads |= carried
+        return tuple(
+            grads.get(k) if wanted[i] else None for i, k in enumerate(names[: len(wanted)])
+        )

@@ -28,9 +28,10 @@ from torch import Tensor, nn
 from memrnn.models.checks import InputKind, as_vectors, check_inputs
 from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.gates import MemoryGates
-from memrnn.models.controller.sequence import run_fused, run_stepwise
+from memrnn.models.controller.sequence import run_fused, run_stepwise, stream_fused
+from memrnn.models.state import check_part, check_type
 from memrnn.models.trace import Trace
-from memrnn.structures import NeuralDeque, NeuralQueue, NeuralStack
+from memrnn.structures import MemoryState, NeuralDeque, NeuralQueue, NeuralStack
 from memrnn.structures.checks import check_tensor
 from memrnn.validation import check_choice, check_flag, check_float, check_sizes
 
@@ -48,7 +49,12 @@ class MemoryRNN(nn.Module):
     """An Elman RNN or LSTM controller with a differentiable Stack, Queue or DeQue.
 
     Reads vectors i_t (B, T, I), or token ids (B, T) as one-hot vectors; ``forward``
-    gives the logits o_t (B, T, O), ``trace`` also the gates.
+    gives the logits o_t (B, T, O), ``trace`` also the gates. As with ``nn.LSTM``,
+    ``forward(inputs, state)`` starts from a state and ``stream(inputs, state)`` also
+    returns the state after the last step: a ``Carry`` of h_t, c_t, the last reads and
+    the memory, whose room grows as the stream goes on. ``state=None`` is
+    ``initial_state``: learned h_0 (and c_0), zero reads, an empty memory. Both take the
+    whole-sequence path of ``trace``, its memory starting from the carried one.
 
     Args:
         input_size: I, the size of each input vector i_t (the input vocabulary).
@@ -180,12 +186,13 @@ class MemoryRNN(nn.Module):
             h = self.cell(cell_in, carry.h)
         o_prime = torch.tanh(self.o_prime(h)) if self.o_prime is not None else h
         e = self.n_reads
-        value, push, pop = self.top(o_prime, None if noise is None else noise[:, 0::e])
+        memory = carry.memory
+        top = self.top(o_prime, None if noise is None else noise[:, 0::e])
+        value, push, pop = _in_memory_dtype(memory, *top)
         push_bot = pop_bot = None
         if self.bot is not None:
-            value_bot, push_bot, pop_bot = self.bot(
-                o_prime, None if noise is None else noise[:, 1::e]
-            )
+            bot = self.bot(o_prime, None if noise is None else noise[:, 1::e])
+            value_bot, push_bot, pop_bot = _in_memory_dtype(memory, *bot)
             assert isinstance(self.memory, NeuralDeque)
             (read_top, read_bot), state = self.memory.step(
                 carry.memory, value, value_bot, push, push_bot, pop, pop_bot
@@ -196,31 +203,74 @@ class MemoryRNN(nn.Module):
             read, state = self.memory.step(carry.memory, value, push, pop)
         return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
 
-    def forward(
-        self, inputs: Tensor, *, stepwise: bool = False, gate_noise: Tensor | None = None
-    ) -> Tensor:
-        """The logits o_t (B, T, O) for ``inputs``; the arguments are ``trace``'s."""
-        return self.trace(inputs, stepwise=stepwise, gate_noise=gate_noise).outputs
+    def initial_state(self, batch_size: int) -> Carry:
+        """The state ``state=None`` stands for: learned h_0 (and c_0), zero reads and an
+        empty memory, whose room grows as it fills."""
+        return self.start(batch_size, 1)
 
-    def trace(
+    def forward(
         self,
         inputs: Tensor,
+        state: Carry | None = None,
         *,
-        strengths: bool = False,
         stepwise: bool = False,
         gate_noise: Tensor | None = None,
-    ) -> Trace:
-        """Run the controller and its memory over ``inputs``, vectors (B, T, I) or token
-        ids (B, T) read as one-hot vectors: the logits and the gates of every step and,
-        with ``strengths``, the memory's strengths after every step.
+    ) -> Tensor:
+        """The logits o_t (B, T, O) for ``inputs`` from ``state`` (``stream``; None: the
+        whole sequence from ``initial_state``, as ``trace``); the keywords are ``trace``'s."""
+        if state is None:
+            return self.trace(inputs, stepwise=stepwise, gate_noise=gate_noise).outputs
+        return self.stream(inputs, state, stepwise=stepwise, gate_noise=gate_noise)[0]
 
-        By default the whole sequence is one autograd node with a hand-written backward
-        (``memrnn.models.controller.fused``); ``stepwise=True`` runs ``step`` once per
-        time step under plain autograd, the literal reference (same numbers, several
-        times slower). ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
-        (pushes of each end, then pops); by default it is drawn from
-        N(0, ``self.gate_noise ** 2``) in training mode and absent in evaluation mode.
+    def stream(
+        self,
+        inputs: Tensor,
+        state: Carry | None = None,
+        *,
+        stepwise: bool = False,
+        gate_noise: Tensor | None = None,
+    ) -> tuple[Tensor, Carry]:
+        """The logits o_t (B, T, O) for ``inputs`` from ``state`` (None:
+        ``initial_state``) and the state after the last step, to continue from: a
+        sequence run in chunks, each from the last one's state, gives the logits of the
+        whole, and the gradients flow back through the state unless it is detached.
+        ``stepwise`` and ``gate_noise`` as for ``trace``: by default one autograd node
+        whose memory starts with the carried one's rows.
+
+        Raises:
+            ValueError: naming ``inputs``, ``gate_noise``, or ``state``: not a ``Carry``
+                of this model's sizes for the batch, dtype and device of ``inputs``.
         """
+        inputs, gate_noise = self._prepared(inputs, gate_noise)
+        b, t_len, _ = inputs.shape
+        carry = self.start(b, t_len) if state is None else self._checked(state, b)
+        if stepwise or t_len == 0:
+            trace, carry = run_stepwise(self, inputs, False, gate_noise, carry)
+        else:
+            trace, carry = stream_fused(self, inputs, gate_noise, carry)
+        return trace.outputs, carry
+
+    def _checked(self, state: object, batch: int) -> Carry:
+        expected = f"a MemoryRNN's Carry (h, c, read, memory) for a batch of {batch}"
+        check_type(state, Carry, expected)
+        assert isinstance(state, Carry)
+        hidden, like = (batch, self.hidden_size), self.h0
+        check_part("state.h", state.h, hidden, "(B, H)", like)
+        if self.c0 is not None:
+            check_part("state.c", state.c, hidden, "(B, H)", like)
+        elif state.c is not None:
+            raise ValueError("state.c: an Elman cell has no c; expected None")
+        reads = (batch, self.n_reads * self.memory_width)
+        check_part("state.read", state.read, reads, "(B, E m)", like)
+        memory = state.memory
+        check_type(memory, MemoryState, "a Carry whose memory is a MemoryState")
+        check_part("state.memory.strengths", memory.strengths, (batch, None), "(B, n)", like)
+        values = (batch, memory.size, self.memory_width)
+        check_part("state.memory.values", memory.values, values, "(B, n, m)", like)
+        return state
+
+    def _prepared(self, inputs: Tensor, gate_noise: Tensor | None) -> tuple[Tensor, Tensor | None]:
+        """The input vectors (B, T, I) and the gate noise, drawn or checked (``trace``)."""
         inputs = as_vectors(inputs, self.input_size, self.h0)
         b, t_len, _ = inputs.shape
         gates = 2 * self.n_reads
@@ -231,5 +281,38 @@ class MemoryRNN(nn.Module):
         if gate_noise is not None:
             check_tensor("gate_noise", gate_noise, (b, t_len, gates), inputs.dtype,
                          inputs.device, f"(B, T, 2E) = ({b}, {t_len}, {gates})")  # fmt: skip
-        run = run_stepwise if stepwise or t_len == 0 else run_fused
-        return run(self, inputs, strengths, gate_noise)
+        return inputs, gate_noise
+
+    def trace(
+        self,
+        inputs: Tensor,
+        *,
+        strengths: bool = False,
+        stepwise: bool = False,
+        gate_noise: Tensor | None = None,
+    ) -> Trace:
+        """Run the controller and its memory over ``inputs``, vectors (B, T, I) or token
+        ids (B, T) read as one-hot vectors, from ``initial_state``: the logits and the
+        gates of every step and, with ``strengths``, the memory's strengths after every
+        step.
+
+        By default the whole sequence is one autograd node with a hand-written backward
+        (``memrnn.models.controller.fused``); ``stepwise=True`` runs ``step`` once per
+        time step under plain autograd, the literal reference (same numbers, several
+        times slower). ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
+        (pushes of each end, then pops); by default it is drawn from
+        N(0, ``self.gate_noise ** 2``) in training mode and absent in evaluation mode.
+        """
+        inputs, gate_noise = self._prepared(inputs, gate_noise)
+        if stepwise or inputs.shape[1] == 0:
+            return run_stepwise(self, inputs, strengths, gate_noise)[0]
+        return run_fused(self, inputs, strengths, gate_noise)
+
+
+def _in_memory_dtype(memory: MemoryState, *tensors: Tensor) -> tuple[Tensor, ...]:
+    """The gates and values in the memory's dtype: autocast computes them in lower
+    precision, and the memory's strengths keep full precision (``structures.precision``);
+    otherwise they are the model's dtype already and nothing changes."""
+    if not torch.is_autocast_enabled(memory.device.type):
+        return tensors
+    return tuple(x.to(memory.dtype) for x in tensors)

@@ -5,9 +5,12 @@
 - ``run_fused``: the whole sequence as one autograd node with a hand-written backward
   (``memrnn.models.controller.fused``), several times faster; the default. Its second
   half, ``run_weights``, also runs K controllers of one architecture at once from their
-  stacked weights (``memrnn.models.grouped``).
+  stacked weights (``memrnn.models.grouped``); ``stream_fused`` runs the same node from a
+  carried state and returns the state after the last step (``MemoryRNN.stream``).
 
-Both take the gate noise already drawn, (B, T, 2E) or None, and return a ``Trace``.
+Both take the gate noise already drawn, (B, T, 2E) or None, and return a ``Trace``;
+``run_stepwise`` also starts from a given state and returns the state after the last step
+(``MemoryRNN.stream``).
 """
 
 from __future__ import annotations
@@ -19,20 +22,32 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from memrnn.models.controller.carry import StepOutput
+from memrnn.models.controller.carry import Carry, StepOutput
 from memrnn.models.controller.fused import MemoryRNNSequence, Shape, members
 from memrnn.models.trace import Trace
 from memrnn.structures.layout import Layout
+from memrnn.structures.state import MemoryState
+from memrnn.structures.values import ValueBuffer
 
 if TYPE_CHECKING:
     from memrnn.models.controller.network import MemoryRNN
 
 
-def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
-    """Run ``model.step`` at each step of ``inputs`` (B, T, I); with ``strengths``, keep
-    the memory's strengths after every step."""
+def run_stepwise(
+    model: MemoryRNN,
+    inputs: Tensor,
+    strengths: bool,
+    noise: Tensor | None,
+    carry: Carry | None = None,
+) -> tuple[Trace, Carry]:
+    """Run ``model.step`` at each step of ``inputs`` (B, T, I) from ``carry`` (None:
+    ``model.start``); with ``strengths`` (from the start only), keep the memory's
+    strengths after every step. Returns the trace and the state after the last step."""
     b, t_len, _ = inputs.shape
-    carry = model.start(b, t_len)
+    if carry is None:
+        carry = model.start(b, t_len)
+    elif strengths:
+        raise ValueError("strengths: kept only for a run from the initial state")
     steps: list[StepOutput] = []
     kept: list[Tensor] = []
     deque = model.bot is not None
@@ -52,7 +67,7 @@ def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tenso
             push_bot=empty if deque else None,
             pop_bot=empty if deque else None,
             strengths=inputs.new_zeros(b, 0, 0) if strengths else None,
-        )
+        ), carry
 
     def stacked(name: str) -> Tensor:
         return torch.stack([getattr(out, name) for out in steps], dim=1)
@@ -64,7 +79,7 @@ def run_stepwise(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tenso
         push_bot=stacked("push_bot") if deque else None,
         pop_bot=stacked("pop_bot") if deque else None,
         strengths=torch.stack(kept, dim=1) if strengths else None,
-    )
+    ), carry
 
 
 def run_fused(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
@@ -99,6 +114,20 @@ def per_row(x: Tensor, rows: int) -> Tensor:
     return x.unsqueeze(1).expand(x.shape[0], rows // x.shape[0], -1).flatten(0, 1)
 
 
+def recurrent_weights(
+    model: MemoryRNN, params: Mapping[str, Tensor]
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The cell's weights on [r_{t-1} ; h_{t-1}] and the memory projections (w_q, b_q)
+    of ``MemoryRNNSequence``, from ``params`` as for ``run_weights``."""
+    w_ih = params["cell.weight_ih"]
+    w_rec = torch.cat([w_ih[..., model.input_size :], params["cell.weight_hh"]], dim=-1)
+    ends = ("top",) if model.bot is None else ("top", "bot")
+    layers = [f"{end}.{kind}" for kind in ("value", "push", "pop") for end in ends]
+    w_q = torch.cat([params[f"{layer}.weight"] for layer in layers], dim=-2)
+    b_q = torch.cat([params[f"{layer}.bias"] for layer in layers], dim=-1)
+    return w_rec, w_q, b_q
+
+
 def run_weights(
     model: MemoryRNN,
     params: Mapping[str, Tensor],
@@ -110,12 +139,7 @@ def run_weights(
     with ``model``'s architecture and the weights ``params`` (its ``named_parameters``):
     its own, or K members' stacked (K, ...) on R = K B member-major rows."""
     rows, t_len, _ = xw.shape
-    w_ih = params["cell.weight_ih"]
-    w_rec = torch.cat([w_ih[..., model.input_size :], params["cell.weight_hh"]], dim=-1)
-    ends = ("top",) if model.bot is None else ("top", "bot")
-    layers = [f"{end}.{kind}" for kind in ("value", "push", "pop") for end in ends]
-    w_q = torch.cat([params[f"{layer}.weight"] for layer in layers], dim=-2)
-    b_q = torch.cat([params[f"{layer}.bias"] for layer in layers], dim=-1)
+    w_rec, w_q, b_q = recurrent_weights(model, params)
     c0 = params.get("c0")
     layout = Layout(model.memory_kind, t_len)
     shape = Shape(layout, model.hidden_size, model.memory_width, lstm=c0 is not None)
@@ -131,6 +155,18 @@ def run_weights(
         noise,
         shape,
     )
+    kept = layout.to_paper(kept.transpose(0, 1)) if strengths else None
+    return _trace(model, params, o_prime, push, pop, kept)
+
+
+def _trace(
+    model: MemoryRNN,
+    params: Mapping[str, Tensor],
+    o_prime: Tensor,
+    push: Tensor,
+    pop: Tensor,
+    strengths: Tensor | None,
+) -> Trace:
     deque = model.bot is not None
     return Trace(
         outputs=linear(o_prime, params["out.weight"], params["out.bias"]),
@@ -138,5 +174,32 @@ def run_weights(
         pop=pop[..., 0],
         push_bot=push[..., 1] if deque else None,
         pop_bot=pop[..., 1] if deque else None,
-        strengths=layout.to_paper(kept.transpose(0, 1)) if strengths else None,
+        strengths=strengths,
     )
+
+
+def stream_fused(
+    model: MemoryRNN, inputs: Tensor, noise: Tensor | None, carry: Carry
+) -> tuple[Trace, Carry]:
+    """``run_stepwise`` from ``carry`` through ``MemoryRNNSequence``, for T >= 1: the
+    carried memory fills the rows of the steps before this chunk's, and the state after
+    the last step comes back as a ``Carry`` (the same numbers, as one autograd node)."""
+    params = dict(model.named_parameters())
+    xw = linear(inputs, params["cell.weight_ih"][:, : model.input_size], input_bias(params))
+    memory = carry.memory
+    carried = memory.size // 2 if model.bot is not None else memory.size
+    layout = Layout(model.memory_kind, inputs.shape[1], carried)
+    shape = Shape(layout, model.hidden_size, model.memory_width, carry.c is not None, final=True)
+
+    def flipped(x: Tensor) -> Tensor:
+        """Rows in the layout's order from the paper's, or back: a stack's are reversed."""
+        return x.flip(1) if model.memory_kind == "stack" else x
+
+    w_rec, w_q, b_q = recurrent_weights(model, params)
+    o_prime, push, pop, _, h, c, read, s, values = MemoryRNNSequence.apply(
+        xw, carry.h, carry.c, w_rec, params.get("o_prime.weight"), params.get("o_prime.bias"),
+        w_q, b_q, noise, shape, carry.read, flipped(memory.strengths), flipped(memory.values),
+    )  # fmt: skip
+    rows = layout.rows
+    state = MemoryState(flipped(s), ValueBuffer(flipped(values), 0, rows), 0, rows)
+    return _trace(model, params, o_prime, push, pop, None), Carry(h, c, read, state)
