@@ -180,12 +180,13 @@ def test_no_page_uses_an_internal_label(page: Path) -> None:
 def test_the_tours_examples_run() -> None:
     page = DOCS / "guide.md"
     blocks = fenced_blocks(page.read_text(), "python")
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     namespace: dict[str, object] = {}
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         for code in blocks:  # one namespace: a later block uses an earlier one's imports
             exec(compile(code, str(page), "exec"), namespace)
     assert "tensor([0.8000, 1.5000, 2.8000])" in printed.getvalue()  # as its comment says
+    assert printed.getvalue().rstrip().endswith("True")  # a stream in chunks is the whole
 
 
 def test_the_extension_pages_task_registers_and_samples() -> None:
