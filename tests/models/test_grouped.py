@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from memrnn.models import DeepLSTM, MemoryAugmentedLSTM, MemoryRNN
 from memrnn.models.grouped import Grouped, groupable
+from tests.models.grouped_checks import K, check_against_members, inputs, members
 
-K = 3
 RNN_CASES = list(itertools.product(("stack", "queue", "deque"), ("rnn", "lstm"), (True, False)))
 
 
@@ -21,28 +21,13 @@ def _rnn(memory: str, cell: str, o_prime: bool) -> Callable[[], nn.Module]:
                              pop_bias=-0.5)  # fmt: skip
 
 
+def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
+    return members(build, dtype, scale=2.0)  # gates spread over (0, 1), pops reach deep
+
+
 def _transducer(memory: str) -> Callable[[], nn.Module]:
     return lambda: MemoryAugmentedLSTM(5, 6, memory=memory, hidden_size=8, embedding=4,  # type: ignore[arg-type]
                                        memory_width=3)  # fmt: skip
-
-
-def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
-    models = []
-    for seed in range(K):
-        torch.manual_seed(seed)
-        model = build().to(dtype)
-        with torch.no_grad():  # larger weights: gates spread over (0, 1), pops reach deep
-            for p in model.parameters():
-                p.mul_(2)
-        models.append(model)
-    return models
-
-
-def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype, seed: int = 0) -> Tensor:
-    gen = torch.Generator().manual_seed(seed)
-    if tokens:
-        return torch.randint(0, 5, (K, batch, steps), generator=gen)
-    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
 
 
 # (builder, token ids or vectors): MemoryRNN on vectors (and once on ids, read as one-hot
@@ -67,14 +52,6 @@ IDS = (
 )
 
 
-def _loss(logits: Tensor) -> Tensor:
-    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
-    output, summed over the members."""
-    b, t_len, o = logits.shape[-3:]
-    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
-    return (logits.square() + logits * weights).sum() / (b * t_len * o)
-
-
 @pytest.mark.parametrize(
     ("dtype", "atol"), [(torch.float32, 1e-5), (torch.float64, 1e-12)], ids=["f32", "f64"]
 )
@@ -82,22 +59,7 @@ def _loss(logits: Tensor) -> Tensor:
 def test_forward_and_gradients_match_the_members(
     build: Callable[[], nn.Module], tokens: bool, dtype: torch.dtype, atol: float
 ) -> None:
-    members = _members(build, dtype)
-    grouped = Grouped(members)
-    x = _inputs(tokens, 4, 9, dtype)
-    logits = grouped(x)
-    alone = [m(x[k]) for k, m in enumerate(members)]
-    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
-
-    _loss(logits).backward()
-    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
-        _loss(out).backward()
-    each = zip(*(m.parameters() for m in members), strict=True)
-    for name, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
-        assert stacked.grad is not None and all(p.grad is not None for p in own)
-        own_grads = torch.stack([p.grad for p in own])  # type: ignore[misc]
-        errors = (stacked.grad - own_grads).flatten(1).abs().amax(1)  # per member
-        assert bool((errors <= atol).all()), f"{name}: {errors.tolist()}"
+    check_against_members(_members(build, dtype), inputs(tokens, 4, 9, dtype), atol)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +68,7 @@ def test_forward_and_gradients_match_the_members(
 def test_one_step_and_one_row(build: Callable[[], nn.Module], tokens: bool) -> None:
     members = _members(build)
     grouped = Grouped(members)
-    x = _inputs(tokens, 1, 1, torch.float32)
+    x = inputs(tokens, 1, 1, torch.float32)
     logits = grouped(x)
     assert logits.shape[:3] == (K, 1, 1)
     want = torch.stack([m(x[k]) for k, m in enumerate(members)])
@@ -144,7 +106,7 @@ def test_write_back_and_read_members_round_trip() -> None:
     for k, member in enumerate(members):
         for i, (p, old) in enumerate(zip(member.parameters(), before[k], strict=True)):
             torch.testing.assert_close(p, old + (i + 1), rtol=0, atol=0)
-    x = _inputs(True, 2, 5, torch.float32)
+    x = inputs(True, 2, 5, torch.float32)
     torch.testing.assert_close(grouped(x), torch.stack([m(x[k]) for k, m in enumerate(members)]))
 
     with torch.no_grad():
@@ -184,7 +146,7 @@ def test_members_that_cannot_be_grouped() -> None:
                                                              memory_width=3)])  # fmt: skip
 
 
-def test_bad_inputs() -> None:
+def test_badinputs() -> None:
     rnn = Grouped(_members(_rnn("stack", "lstm", True)))
     transducer = Grouped(_members(_transducer("queue")))
     with pytest.raises(
@@ -205,6 +167,6 @@ def test_bad_inputs() -> None:
 
 def test_training_mode_changes_nothing() -> None:
     grouped = Grouped(_members(_rnn("queue", "lstm", False)))
-    x = _inputs(False, 2, 6, torch.float32)
+    x = inputs(False, 2, 6, torch.float32)
     train = grouped.train()(x)
     assert torch.equal(train, grouped.eval()(x))

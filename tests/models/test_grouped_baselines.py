@@ -7,13 +7,13 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
 from memrnn.models.grouped_baselines import LSTMSequence
+from tests.models.grouped_checks import K, check_against_members, inputs, members
 
-K = 3
 BUILDS: dict[str, Callable[[], nn.Module]] = {
     "irnn": lambda: IRNN(5, 6, 8, readout=7),
     "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
@@ -27,30 +27,8 @@ SCALE = {"irnn": 0.5, "lstm": 2.0, "alstm": 2.0, "gru": 2.0}
 
 
 def _members(name: str, dtype: torch.dtype = torch.float32) -> list[nn.Module]:
-    models = []
-    for seed in range(K):
-        torch.manual_seed(seed)
-        model = BUILDS[name]().to(dtype)
-        with torch.no_grad():  # the noise makes the IRNN's W more than a diagonal
-            for p in model.parameters():
-                p.mul_(SCALE[name]).add_(0.1 * torch.randn_like(p))
-        models.append(model)
-    return models
-
-
-def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype) -> Tensor:
-    gen = torch.Generator().manual_seed(0)
-    if tokens:
-        return torch.randint(0, 5, (K, batch, steps), generator=gen)
-    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
-
-
-def _loss(logits: Tensor) -> Tensor:
-    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
-    output, summed over the members."""
-    b, t_len, o = logits.shape[-3:]
-    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
-    return (logits.square() + logits * weights).sum() / (b * t_len * o)
+    # the noise makes the IRNN's W more than a diagonal
+    return members(BUILDS[name], dtype, scale=SCALE[name], noise=0.1)
 
 
 @pytest.mark.parametrize(
@@ -62,23 +40,8 @@ def _loss(logits: Tensor) -> Tensor:
 def test_forward_and_gradients_match_the_members(
     name: str, tokens: bool, dtype: torch.dtype, atol: float, batch: int, steps: int
 ) -> None:
-    members = _members(name, dtype)
-    grouped = Grouped(members)
-    x = _inputs(tokens, batch, steps, dtype)
-    logits = grouped(x)
+    logits = check_against_members(_members(name, dtype), inputs(tokens, batch, steps, dtype), atol)
     assert logits.shape == (K, batch, steps, 6)
-    alone = [m(x[k]) for k, m in enumerate(members)]
-    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
-
-    _loss(logits).backward()
-    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
-        _loss(out).backward()
-    each = zip(*(m.parameters() for m in members), strict=True)
-    for param, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
-        assert stacked.grad is not None and all(p.grad is not None for p in own)
-        own_grads = torch.stack([p.grad for p in own])  # type: ignore[misc]
-        errors = (stacked.grad - own_grads).flatten(1).abs().amax(1)  # per member
-        assert bool((errors <= atol).all()), f"{param}: {errors.tolist()}"
 
 
 def test_all_are_registered_and_groupable() -> None:
@@ -106,7 +69,7 @@ def test_members_must_agree() -> None:
         Grouped([OneHotLSTM(5, 6, 8), AttentionLSTM(5, 6, 8)])
 
 
-def test_bad_inputs() -> None:
+def test_badinputs() -> None:
     grouped = Grouped(_members("alstm"))
     with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 4 .* found 5"):
         grouped(torch.full((K, 2, 4), 5))

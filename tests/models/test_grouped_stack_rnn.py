@@ -7,12 +7,11 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from memrnn.models import FastWeightsRNN, SuperpositionStackRNN
 from memrnn.models.grouped import Grouped, groupable
-
-K = 3
+from tests.models.grouped_checks import K, check_against_members, inputs, members
 
 
 def _stack_rnn(cell: str, **options: object) -> Callable[[], nn.Module]:
@@ -23,25 +22,8 @@ def _fast_weights(**options: object) -> Callable[[], nn.Module]:
     return lambda: FastWeightsRNN(5, 7, 6, readout=11, **options)  # type: ignore[arg-type]
 
 
-def _members(
-    build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32, scale: float = 2.0
-) -> list[nn.Module]:
-    models = []
-    for seed in range(K):
-        torch.manual_seed(seed)
-        model = build().to(dtype)
-        with torch.no_grad():  # larger weights: actions spread over (0, 1), states differ
-            for p in model.parameters():
-                p.mul_(scale)
-        models.append(model)
-    return models
-
-
-def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype) -> Tensor:
-    gen = torch.Generator().manual_seed(0)
-    if tokens:
-        return torch.randint(0, 5, (K, batch, steps), generator=gen)
-    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
+def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
+    return members(build, dtype, scale=2.0)  # actions spread over (0, 1), states differ
 
 
 # The stack's depth (4) is below the steps (9): pushes drop the bottom row. Wayman's "slow"
@@ -57,39 +39,6 @@ CASES = {
 }  # fmt: skip
 
 
-def _loss(logits: Tensor) -> Tensor:
-    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
-    output, summed over the members."""
-    b, t_len, o = logits.shape[-3:]
-    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
-    return (logits.square() + logits * weights).sum() / (b * t_len * o)
-
-
-def _check_against_members(
-    members: list[nn.Module], x: Tensor, atol: float, every_gradient: bool = True
-) -> None:
-    """Equal logits, and equal gradients of each stacked parameter (with
-    ``every_gradient``, none of them all zeros, so that each comparison tests something)."""
-    grouped = Grouped(members)
-    logits = grouped(x)
-    alone = [m(x[k]) for k, m in enumerate(members)]
-    assert torch.isfinite(logits).all()
-    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
-
-    _loss(logits).backward()
-    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
-        _loss(out).backward()
-    each = zip(*(m.parameters() for m in members), strict=True)
-    for name, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
-        # no gradient (None) where the loss does not reach a parameter: the Stack-RNN's
-        # last actions, which only the next step would read
-        grad = torch.zeros_like(stacked) if stacked.grad is None else stacked.grad
-        own_grads = torch.stack([torch.zeros_like(p) if p.grad is None else p.grad for p in own])
-        assert not every_gradient or bool(own_grads.abs().amax() > 0), f"{name}: all zeros"
-        errors = (grad - own_grads).flatten(1).abs().amax(1)  # per member
-        assert bool((errors <= atol).all()), f"{name}: {errors.tolist()}"
-
-
 @pytest.mark.parametrize(
     ("dtype", "atol"), [(torch.float32, 1e-5), (torch.float64, 1e-12)], ids=["f32", "f64"]
 )
@@ -97,21 +46,23 @@ def _check_against_members(
 def test_forward_and_gradients_match_the_members(
     build: Callable[[], nn.Module], tokens: bool, dtype: torch.dtype, atol: float
 ) -> None:
-    _check_against_members(_members(build, dtype), _inputs(tokens, 4, 9, dtype), atol)
+    check_against_members(
+        _members(build, dtype), inputs(tokens, 4, 9, dtype), atol, gradients="nonzero"
+    )
 
 
 @pytest.mark.parametrize(("build", "tokens"), CASES.values(), ids=CASES.keys())
 def test_one_step_and_one_row(build: Callable[[], nn.Module], tokens: bool) -> None:
     # from the zero state and an empty stack, W_hh, W_sh and W get no gradient at T = 1,
     # nor the actions and the pushed value, which only a second step would read
-    x = _inputs(tokens, 1, 1, torch.float32)
-    _check_against_members(_members(build), x, 1e-5, every_gradient=False)
+    x = inputs(tokens, 1, 1, torch.float32)
+    check_against_members(_members(build), x, 1e-5, gradients="any")
 
 
 def test_the_stack_pushes_and_pops_in_every_member() -> None:
     """The equality above means something: each member's actions are spread, not stuck."""
     members = _members(_stack_rnn("rnn"))
-    x = _inputs(True, 4, 9, torch.float32)
+    x = inputs(True, 4, 9, torch.float32)
     for k, member in enumerate(members):
         assert isinstance(member, SuperpositionStackRNN)
         push = member.trace(x[k]).push.detach()
@@ -156,7 +107,7 @@ def test_a_subclass_is_not_grouped() -> None:
         Grouped([model])
 
 
-def test_bad_inputs() -> None:
+def test_badinputs() -> None:
     grouped = Grouped(_members(_fast_weights()))
     with pytest.raises(ValueError, match=r"inputs: ids must lie in 0 \.\. 4 .* found 5"):
         grouped(torch.full((K, 2, 4), 5))

@@ -8,31 +8,16 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from memrnn.models import CausalTransformer
 from memrnn.models.grouped import Grouped, groupable
-
-K = 3
+from tests.models.grouped_checks import check_against_members, inputs
+from tests.models.grouped_checks import members as _members
 
 
 def _transformer(**options: object) -> Callable[[], nn.Module]:
     return lambda: CausalTransformer(5, 7, 8, 2, 2, 16, **{"dropout": 0.0, **options})  # type: ignore[arg-type]
-
-
-def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
-    models = []
-    for seed in range(K):
-        torch.manual_seed(seed)
-        models.append(build().to(dtype))
-    return models
-
-
-def _inputs(tokens: bool, batch: int, steps: int, dtype: torch.dtype) -> Tensor:
-    gen = torch.Generator().manual_seed(0)
-    if tokens:
-        return torch.randint(0, 5, (K, batch, steps), generator=gen)
-    return torch.randn(K, batch, steps, 5, generator=gen, dtype=dtype)
 
 
 SHAPES = list(itertools.product(("none", "sinusoidal", "alibi"), (True, False)))
@@ -44,51 +29,26 @@ CASES = {
 }  # fmt: skip
 
 
-def _loss(logits: Tensor) -> Tensor:
-    """A mean over each member's (B, T, O) logits whose gradient differs per step and per
-    output, summed over the members."""
-    b, t_len, o = logits.shape[-3:]
-    weights = torch.linspace(-1, 1, t_len * o, dtype=logits.dtype).view(t_len, o)
-    return (logits.square() + logits * weights).sum() / (b * t_len * o)
-
-
-def _check_against_members(members: list[nn.Module], x: Tensor, atol: float) -> None:
-    grouped = Grouped(members)
-    logits = grouped(x)
-    alone = [m(x[k]) for k, m in enumerate(members)]
-    torch.testing.assert_close(logits, torch.stack(alone), rtol=0, atol=atol)
-
-    _loss(logits).backward()
-    for out in alone:  # sum_k loss_k: member k's gradient is that of its own loss
-        _loss(out).backward()
-    each = zip(*(m.parameters() for m in members), strict=True)
-    for name, stacked, own in zip(grouped.names, grouped.parameters(), each, strict=True):
-        assert stacked.grad is not None and all(p.grad is not None for p in own)
-        own_grads = torch.stack([p.grad for p in own])  # type: ignore[misc]
-        errors = (stacked.grad - own_grads).flatten(1).abs().amax(1)  # per member
-        assert bool((errors <= atol).all()), f"{name}: {errors.tolist()}"
-
-
 @pytest.mark.parametrize(
     ("dtype", "atol"), [(torch.float32, 1e-5), (torch.float64, 1e-12)], ids=["f32", "f64"]
 )
 @pytest.mark.parametrize(("build", "tokens"), CASES.values(), ids=CASES.keys())
-def test_forward_and_gradients_match_the_members(
+def test_forward_and_gradients_match_themembers(
     build: Callable[[], nn.Module], tokens: bool, dtype: torch.dtype, atol: float
 ) -> None:
-    _check_against_members(_members(build, dtype), _inputs(tokens, 4, 9, dtype), atol)
+    check_against_members(_members(build, dtype), inputs(tokens, 4, 9, dtype), atol)
 
 
 @pytest.mark.parametrize("positional", ["sinusoidal", "alibi"])
 def test_one_step_and_one_row(positional: str) -> None:
     members = _members(_transformer(positional=positional))
-    _check_against_members(members, _inputs(True, 1, 1, torch.float32), 1e-5)
+    check_against_members(members, inputs(True, 1, 1, torch.float32), 1e-5)
 
 
 def test_evaluation_mode_gives_what_training_mode_gives() -> None:
     members = _members(_transformer(positional="alibi"))
     grouped = Grouped(members)
-    x = _inputs(True, 2, 6, torch.float32)
+    x = inputs(True, 2, 6, torch.float32)
     train = grouped.train()(x)
     for member in members:
         member.eval()
