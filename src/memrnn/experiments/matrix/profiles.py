@@ -89,7 +89,7 @@ SCALES: dict[Profile, Scale] = {
             "bucket_sort",
         ),
         lrs=(3e-3, 1e-2),
-        seeds=(0, 1),
+        seeds=(0, 1, 2, 3),
         test_max=40,
         settings={
             "steps": 2000,
