@@ -57,9 +57,9 @@ def best(runs: Sequence[RunRecord]) -> float:
     return best_run(runs).metrics[SCORE]
 
 
-def middle(runs: Sequence[RunRecord]) -> float:
-    """The median score over seeds."""
-    return float(np.median([r.metrics[SCORE] for r in runs]))
+def middle(runs: Sequence[RunRecord], metric: str = SCORE) -> float:
+    """The median of ``metric`` (the score) over seeds."""
+    return float(np.median([r.metrics[metric] for r in runs]))
 
 
 def score_tables(records: Sequence[RunRecord]) -> list[Table]:
