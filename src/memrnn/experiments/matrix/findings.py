@@ -165,12 +165,11 @@ def _why(verdict: Verdict, by_cell: dict[Cell, list[RunRecord]]) -> str:
     for model, task in verdict.against:
         train = middle(by_cell[(model, task)], "train_score")
         (fitted if train >= SOLVED else unfitted).append(f"{model} on {task} {train:.2f}")
-    parts = []
-    if fitted:
-        parts.append(f"fitted the training lengths but did not generalise: {', '.join(fitted)}")
-    if unfitted:
-        parts.append(f"did not fit the training lengths either: {', '.join(unfitted)}")
-    return f" Training-length score of those against it: {'; '.join(parts)}." if parts else ""
+    return _listed(
+        "Training-length score of those against it: ",
+        ("fitted the training lengths but did not generalise", fitted),
+        ("did not fit the training lengths either", unfitted),
+    )
 
 
 def _beside_plain(verdict: Verdict, scores: dict[Cell, float]) -> str:
@@ -188,12 +187,18 @@ def _beside_plain(verdict: Verdict, scores: dict[Cell, float]) -> str:
         (above if ours > theirs else not_above).append(
             f"{model} on {task} ({ours:.2f} against {theirs:.2f})"
         )
-    parts = []
-    if above:
-        parts.append(f"above every plain RNN and LSTM: {', '.join(above)}")
-    if not_above:
-        parts.append(f"not above them: {', '.join(not_above)}")
-    return f" Beside the best plain model on the same task, {'; '.join(parts)}." if parts else ""
+    return _listed(
+        "Beside the best plain model on the same task, ",
+        ("above every plain RNN and LSTM", above),
+        ("not above them", not_above),
+    )
+
+
+def _listed(lead: str, *groups: tuple[str, list[str]]) -> str:
+    """The groups that have items, after ``lead``, as one sentence (with a space before
+    it, to follow another): "<lead><label>: a, b; <label>: c."; empty if none has any."""
+    parts = [f"{label}: {', '.join(items)}" for label, items in groups if items]
+    return f" {lead}{'; '.join(parts)}." if parts else ""
 
 
 def report_findings(records: Sequence[RunRecord]) -> list[str]:
