@@ -43,12 +43,13 @@ def heatmap(records: Sequence[RunRecord]) -> Figure | None:
         for (model, task), runs in by_cell.items():
             values[models.index(model), tasks.index(task)] = summary(runs)
         image = axes.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-        axes.set_xticks(range(len(tasks)), [f"{t}\n({protocol(t).level[:7]})" for t in tasks],
+        axes.set_xticks(range(len(tasks)), [f"{t}\n({protocol(t).level})" for t in tasks],
                         rotation=60, ha="right", fontsize=7)  # fmt: skip
         axes.set_yticks(range(len(models)), models, fontsize=8)
         for (i, j), value in np.ndenumerate(values):
             if not math.isnan(value):
-                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color="w")
+                ink = "k" if value > 0.6 else "w"  # readable on viridis' light and dark ends
+                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color=ink)
         axes.set_title(f"Score over the test lengths, {title}", fontsize=9)
         figure.colorbar(image, ax=axes, shrink=0.8)
     return figure
