@@ -26,9 +26,8 @@ from memrnn.experiments.base import (
 )
 from memrnn.experiments.config import GROUPED_OPTIMIZERS, TrainConfig
 from memrnn.models.grouped import Grouped
-from memrnn.runner.train import check_config, run_context, trained_output
+from memrnn.runner.train import check_config, data_rng, eval_rng, run_context, trained_output
 from memrnn.training import GroupSteps, train_group
-from memrnn.training.streams import data_rng, eval_rng
 
 
 @runtime_checkable

@@ -8,7 +8,7 @@ metrics (``tables``), never the test lengths.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -30,8 +30,8 @@ from memrnn.models.grouped import Grouped, groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
 from memrnn.training import LoopResult, train_group, train_loop
-from memrnn.training.streams import after_rng, data_rng, eval_rng
 
+_DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
 
 # Options a model needs from the lengths it will read: the superposition stack has a
@@ -128,8 +128,8 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
         steps,
         make_optimizer(config, steps.model.parameters()),
         config.loop_settings(),
-        data_rng=data_rng(config.seed),
-        eval_rng=eval_rng(config.seed),
+        data_rng=np.random.default_rng([config.seed, _DATA]),
+        eval_rng=_eval_rng(config.seed),
         checkpoint=context.checkpoint,
         resume=context.resume,
     )
@@ -152,8 +152,8 @@ def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -
         lrs=[c.lr for c in configs],
         weight_decay=configs[0].weight_decay,
         decoupled_weight_decay=configs[0].optimizer == "adamw",
-        data_rngs=[data_rng(c.seed) for c in configs],
-        eval_rngs=[eval_rng(c.seed) for c in configs],
+        data_rngs=[np.random.default_rng([c.seed, _DATA]) for c in configs],
+        eval_rngs=[_eval_rng(c.seed) for c in configs],
         checkpoints=[context.checkpoint for context in contexts],
         resume=contexts[0].resume,
     )
@@ -184,6 +184,10 @@ def _cell_steps(config: MatrixConfig, task: Task, context: RunContext) -> CellSt
     return CellSteps(task, model.to(context.device), config, context.device)
 
 
+def _eval_rng(seed: int) -> Callable[[int], np.random.Generator]:
+    return lambda step: np.random.default_rng([seed, _EVAL, step])
+
+
 def _finished(
     steps: CellSteps, result: LoopResult, set_up: float, started: float, members: int = 1
 ) -> RunOutput:
@@ -195,7 +199,7 @@ def _finished(
     curves = range_evaluation(
         task,
         lambda batch: model(steps.on_device(batch).inputs),
-        after_rng(config.seed),
+        np.random.default_rng([config.seed, _RANGE]),
         bins,
         config.eval_size,
     )
