@@ -21,9 +21,9 @@ from a later chunk starts the backward recursion.
 
 The same node runs K controllers of one shape at once (``memrnn.models.grouped``): with
 every weight stacked (K, ...) and the batch rows member-major (member k owns rows
-k B .. (k + 1) B - 1), its matrix products become batched ones (``addmm``, ``mm``,
-``weight_grad``, ``bias_grad`` below), and the memory, which acts row by row, is unchanged.
-With 2-D weights these helpers run the products of a single controller as they were.
+k B .. (k + 1) B - 1), its matrix products become batched ones
+(``memrnn.models.controller.products``), and the memory, which acts row by row, is
+unchanged.
 """
 
 from __future__ import annotations
@@ -35,81 +35,25 @@ import torch
 from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
-from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+from memrnn.models.controller.products import (
+    add_read_grad,
+    addmm,
+    addmm_,
+    bias_grad,
+    members,
+    mm,
+    read,
+    weight_grad,
+)
+from memrnn.structures.layout import Layout, backward_masks
 from memrnn.structures.precision import full_precision_backward, full_precision_forward
-
-
-def members(w: Tensor) -> int | None:
-    """K for a weight stacked over K members (3-D), None for one model's weight (2-D)."""
-    return w.shape[0] if w.ndim == 3 else None
-
-
-def addmm(add: Tensor, x: Tensor, w: Tensor, out: Tensor | None = None) -> Tensor:
-    """add + x w: x (R, I) and w (I, O), or K members' weights w (K, I, O) on R = K B
-    member-major rows, ``add`` then (K, O) per member or (R, O) per row."""
-    k = members(w)
-    if k is None:
-        return torch.addmm(add, x, w, out=out)
-    at = out.view(k, -1, w.shape[2]) if out is not None else None
-    batched = torch.baddbmm(add.view(k, -1, add.shape[-1]), x.view(k, -1, x.shape[-1]), w, out=at)
-    return batched.flatten(0, 1)
-
-
-def addmm_(acc: Tensor, x: Tensor, w: Tensor) -> None:
-    """acc += x w in place, shapes as for ``addmm``."""
-    k = members(w)
-    if k is None:
-        acc.addmm_(x, w)
-    else:
-        acc.view(k, -1, acc.shape[-1]).baddbmm_(x.view(k, -1, x.shape[-1]), w)
-
-
-def mm(x: Tensor, w: Tensor) -> Tensor:
-    """x w, shapes as for ``addmm``."""
-    k = members(w)
-    if k is None:
-        return x @ w
-    return torch.bmm(x.view(k, -1, x.shape[-1]), w).flatten(0, 1)
-
-
-def weight_grad(d: Tensor, x: Tensor, k: int | None) -> Tensor:
-    """sum over steps and rows of d^T x for d (T, R, O) and x (T, R, I): (O, I), or
-    (K, O, I) per member over its own B rows."""
-    if k is None:
-        return d.flatten(0, 1).t() @ x.flatten(0, 1)
-    by_member = [y.unflatten(1, (k, -1)).transpose(0, 1).flatten(1, 2) for y in (d, x)]
-    return torch.bmm(by_member[0].transpose(1, 2), by_member[1])
-
-
-def bias_grad(d: Tensor, k: int | None) -> Tensor:
-    """sum over steps and rows of d (T, R, O): (O,), or (K, O) per member."""
-    return d.sum((0, 1)) if k is None else d.unflatten(1, (k, -1)).sum((0, 2))
-
-
-# The memory's reads and their gradient to the values are a tiny product per row (1 to 2
-# by up to 2T by m). On K B rows a broadcast product and sum is several times faster than
-# ``torch.bmm``, which takes its unvectorised path for them. One model keeps ``bmm``: the
-# two round differently, and one model's runs must stay as they were.
-
-
-def read(w: Tensor, values: Tensor, k: int | None, out: Tensor) -> None:
-    """The reads with the read weights w (E, R, n) of the values (R, n, m) into out
-    (R, E m), one end after the other."""
-    if k is None:
-        out.copy_(torch.bmm(w.transpose(0, 1), values).flatten(1))
-        return
-    m = values.shape[2]
-    for end, w_end in enumerate(w):
-        torch.sum(values * w_end.unsqueeze(-1), dim=1, out=out[:, end * m : (end + 1) * m])
-
-
-def add_read_grad(d_values: Tensor, w: Tensor, d_r: Tensor, k: int | None) -> None:
-    """d_values (R, n, m) += the gradient of ``read`` to its values, for d_r (R, E, m)."""
-    if k is None:
-        d_values.baddbmm_(w.permute(1, 2, 0), d_r)
-        return
-    for end, w_end in enumerate(w):
-        d_values.addcmul_(w_end.unsqueeze(-1), d_r[:, end].unsqueeze(1))
+from memrnn.structures.steps import (
+    BackwardSteps,
+    ForwardSteps,
+    in_backward_order,
+    reordered,
+    reversed_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -190,7 +134,6 @@ class MemoryRNNSequence(torch.autograd.Function):
         weights = new(steps, e, batch, layout.rows)
         values = xw.new_zeros(batch, layout.rows, m)
 
-        one = xw.new_ones(())
         group = members(w_rec)
         rh[0, :, :em] = 0 if r0 is None else r0
         rh[0, :, em:] = h0
@@ -199,33 +142,60 @@ class MemoryRNNSequence(torch.autograd.Function):
             strengths[0, :, lo:hi] = s0
             values[:, lo:hi] = values0
         if cells is not None:
-            assert c0 is not None and tanh_c is not None
+            assert c0 is not None
             cells[0] = c0
+
+        # Every step's views, taken once: indexing them anew at each step would cost as
+        # much as the step's small operations (``memrnn.structures.steps``).
+        memory = ForwardSteps(layout, strengths, weights)
+        xs, rh_in, hs_out, qs = xw_t.unbind(0), rh.unbind(0), hs.unbind(0), q_all.unbind(0)
+        reads_out = rh[1:, :, :em].unbind(0)
+        weights_t = weights.unbind(0)
+        q_values, q_gates = q_all[..., :em].unbind(0), q_all[..., em:].unbind(0)
+        pushes = [q_all[..., em + k].unbind(0) for k in range(e)]
+        pops = [q_all[..., em + e + k : em + e + k + 1].unbind(0) for k in range(e)]
+        noises = noise.unbind(1) if noise is not None else None
+        value_rows = values.unbind(1)
+        pushed = [  # per end, the value written at step t and the row it goes to
+            list(zip(q_all[..., k * m : (k + 1) * m].unbind(0),
+                     value_rows[first::step][:steps], strict=True))
+            for k, (first, step) in enumerate(layout.push_lines())
+        ]  # fmt: skip
+        windows = [layout.window(t) for t in range(steps)]  # the rows a read sees
+        w_rec_t, w_q_t = w_rec.mT, w_q.mT
+        w_p_t = w_p.mT if w_p is not None else None
+        if cells is not None and tanh_c is not None:
+            c_in, c_out, tanh_out = cells[:-1].unbind(0), cells[1:].unbind(0), tanh_c.unbind(0)
+            a_all, g_all = acts.unbind(0), acts[..., 2 * hid : 3 * hid].unbind(0)
+            i_all, f_all, _, o_all = (x.unbind(0) for x in acts.chunk(4, dim=2))
+            z = new(batch, acts.shape[-1])
+            z_g = z[:, 2 * hid : 3 * hid]
+            fc = new(batch, hid)
         for t in range(steps):
-            a = acts[t]
-            z = addmm(xw_t[t], rh[t], w_rec.mT)
             if cells is not None and tanh_c is not None:
-                torch.sigmoid(z, out=a)
-                torch.tanh(z[:, 2 * hid : 3 * hid], out=a[:, 2 * hid : 3 * hid])
-                i, f, g, o = a.chunk(4, dim=1)
-                c = torch.addcmul(f * cells[t], i, g, out=cells[t + 1])
-                h = torch.mul(o, torch.tanh(c, out=tanh_c[t]), out=hs[t])
+                addmm(xs[t], rh_in[t], w_rec_t, out=z)
+                torch.sigmoid(z, out=a_all[t])
+                torch.tanh(z_g, out=g_all[t])
+                torch.mul(f_all[t], c_in[t], out=fc)
+                c = torch.addcmul(fc, i_all[t], g_all[t], out=c_out[t])
+                h = torch.mul(o_all[t], torch.tanh(c, out=tanh_out[t]), out=hs_out[t])
             else:
-                h = torch.tanh(z, out=hs[t])
+                h = torch.tanh(addmm(xs[t], rh_in[t], w_rec_t), out=hs_out[t])
             p = h
-            if w_p is not None:
-                p = torch.tanh(addmm(b_p, h, w_p.mT), out=p_all[t])  # type: ignore[arg-type]
-            q = addmm(b_q, p, w_q.mT, out=q_all[t])
-            q[:, :em].tanh_()
-            if noise is not None:
-                q[:, em:] += noise[:, t]
-            gates = q[:, em:].sigmoid_()
-            step_forward(layout, strengths[t], t, gates[:, :e], gates[:, e:],
-                         strengths[t + 1], weights[t], one)  # fmt: skip
-            for k, row in enumerate(layout.push_rows(t)):
-                values[:, row] = q[:, k * m : (k + 1) * m]
-            lo, hi = layout.window(t)  # the rows pushed so far; the rest read as zero
-            read(weights[t, :, :, lo:hi], values[:, lo:hi], group, out=rh[t + 1, :, :em])
+            if w_p_t is not None:
+                p = torch.tanh(addmm(b_p, h, w_p_t), out=p_all[t])  # type: ignore[arg-type]
+            addmm(b_q, p, w_q_t, out=qs[t])
+            q_values[t].tanh_()
+            if noises is not None:
+                q_gates[t].add_(noises[t])
+            q_gates[t].sigmoid_()
+            memory(t, [x[t] for x in pushes], [x[t] for x in pops])
+            for end in pushed:
+                value, row = end[t]
+                row.copy_(value)
+            lo, hi = windows[t]  # the rows pushed so far; the rest read as zero
+            w = weights_t[t].narrow(2, lo, hi - lo)
+            read(w, values.narrow(1, lo, hi - lo), group, out=reads_out[t])
 
         ctx.shape = shape  # type: ignore[attr-defined]
         saved = (w_rec, w_p, w_q, acts, cells, tanh_c, rh, p_all, q_all, strengths, weights,
@@ -285,49 +255,79 @@ class MemoryRNNSequence(torch.autograd.Function):
         def start(g: Tensor | None, *size: int) -> Tensor:
             return new(size) if g is None else g.reshape(size).clone()
 
+        # The memory's row-indexed tensors in the order its backward keeps them
+        # (``memrnn.structures.steps``; reversed for a stack or a queue).
+        n = layout.rows
+        rev = reversed_rows(layout)
         d_h = start(g_h, batch, hid)
         d_c = start(g_c, batch, hid) if cells is not None else None
         d_r = start(g_r, batch, e, m)
-        d_s = start(g_s, batch, layout.rows)
+        d_s = in_backward_order(layout, start(g_s, batch, n))
         d_values = start(g_values, *values.shape)
+        d_values = d_values.flip(1) if rev else d_values
         d_z = acts.new_empty(acts.shape)
         d_q = q_all.new_empty(q_all.shape)
         d_pre = p_all.new_empty(p_all.shape) if p_slope is not None else None
         values_t = values.transpose(1, 2)
+        weights_t = in_backward_order(layout, weights).unbind(0)
         hs = rh[1:, :, em:]
+
+        # Every step's views, taken once, as in the forward.
+        memory = BackwardSteps(layout, reordered(layout, masks), d_s, d_q[..., em : em + e],
+                               d_q[..., em + e :])  # fmt: skip
+        d_qs, slopes, q_slopes = d_q.unbind(0), slope.unbind(0), q_slope.unbind(0)
+        d_q_gates = d_q[..., em:].unbind(0)
+        d_value_rows = d_values.unbind(1)
+        pushed = [  # per end, the gradient of the value pushed at step t and where it goes
+            list(zip(d_q[..., k * m : (k + 1) * m].unbind(0),
+                     [d_value_rows[n - 1 - r if rev else r] for r in range(first, last, step)],
+                     strict=True))
+            for k, (first, step) in enumerate(layout.push_lines())
+            for last in [first + step * steps]
+        ]  # fmt: skip
+        grad_p_all = grad_p_t.unbind(0) if grad_p_t is not None else None
+        grad_gates_all = grad_gates.unbind(0) if grad_gates is not None else None
+        if d_c is not None:
+            o_tanhs, tanh_cs, gcis, fs = (x.unbind(0) for x in (o_tanh, tanh_c, gci, f))
+            d_z_o = d_z[..., 3 * hid :].unbind(0)
+            d_z_ifg = d_z[..., : 3 * hid].unflatten(2, (3, hid)).unbind(0)
+            d_c_each = d_c.unsqueeze(1)
 
         # The backward's products run over all rows, not the forward's window: restricting
         # them changes the rounding of the gradients (not their value) and so the training
         # runs the reports quote.
         for t in reversed(range(steps)):
             d_w = torch.bmm(d_r, values_t)  # r_t feeds step t + 1; d_r is zero at t = T-1
-            add_read_grad(d_values, weights[t], d_r, group)
-            dq = d_q[t]
-            d_s = step_backward(layout, masks, t, d_s, d_w.transpose(0, 1), dq[:, em : em + e],
-                                dq[:, em + e :])  # fmt: skip
-            for k, row in enumerate(layout.push_rows(t)):
-                dq[:, k * m : (k + 1) * m] = d_values[:, row]
-            if grad_gates is not None:
-                dq[:, em:] += grad_gates[t]
-            dq *= q_slope[t]
-            d_p = mm(dq, w_q) if grad_p_t is None else addmm(grad_p_t[t], dq, w_q)
+            add_read_grad(d_values, weights_t[t], d_r, group)
+            # (a product with the rows reversed would round differently)
+            d_s = memory(t, in_backward_order(layout, d_w).transpose(0, 1))
+            for end in pushed:
+                d_value, row = end[t]
+                d_value.copy_(row)
+            dq = d_qs[t]
+            if grad_gates_all is not None:
+                d_q_gates[t].add_(grad_gates_all[t])
+            dq *= q_slopes[t]
+            d_p = mm(dq, w_q) if grad_p_all is None else addmm(grad_p_all[t], dq, w_q)
             if d_pre is not None and p_slope is not None:
                 addmm_(d_h, torch.mul(d_p, p_slope[t], out=d_pre[t]), w_p)
             else:
                 d_h += d_p
             dz = d_z[t]
             if d_c is not None:
-                d_c.addcmul_(d_h, o_tanh[t])
-                torch.mul(d_h, tanh_c[t], out=dz[:, 3 * hid :])
-                torch.mul(d_c.unsqueeze(1), gci[t], out=dz[:, : 3 * hid].unflatten(1, (3, hid)))
-                dz *= slope[t]
-                d_c = d_c * f[t]
+                d_c.addcmul_(d_h, o_tanhs[t])
+                torch.mul(d_h, tanh_cs[t], out=d_z_o[t])
+                torch.mul(d_c_each, gcis[t], out=d_z_ifg[t])
+                dz *= slopes[t]
+                d_c.mul_(fs[t])
             else:
-                torch.mul(d_h, slope[t], out=dz)
+                torch.mul(d_h, slopes[t], out=dz)
             d_rh = mm(dz, w_rec)
             d_r = d_rh[:, :em].unflatten(1, (e, m))
             d_h = d_rh[:, em:]
 
+        d_s = in_backward_order(layout, d_s)
+        d_values = d_values.flip(1) if rev else d_values
         grads: dict[str, Tensor | None] = {
             "xw": d_z.transpose(0, 1),
             "h0": d_h,

@@ -23,7 +23,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from memrnn.models.controller.carry import Carry, StepOutput
-from memrnn.models.controller.fused import MemoryRNNSequence, Shape, members
+from memrnn.models.controller.fused import MemoryRNNSequence, Shape
+from memrnn.models.controller.products import members
 from memrnn.models.trace import Trace
 from memrnn.structures.layout import Layout
 from memrnn.structures.state import MemoryState
