@@ -65,14 +65,14 @@ class LeanRun(torch.autograd.Function):
             grad_rows = torch.bmm(by_batch.transpose(1, 2), grad_flat)
         grad_weights = torch.bmm(grad_flat, rows.transpose(1, 2))  # (B, T E, n)
         grad_weights = grad_weights.unflatten(1, (steps, ends)).permute(1, 2, 0, 3)
-        grad_weights = in_backward_order(layout, grad_weights).unbind(0)
+        by_step = in_backward_order(layout, grad_weights).unbind(0)
         masks = backward_masks(layout, strengths[:-1], strengths[1:], pop.transpose(0, 1))
         grad_push = grad_reads.new_empty(steps, batch, ends)
         grad_pop = grad_reads.new_empty(steps, batch, ends)
         step = BackwardSteps(layout, reordered(layout, masks), grad_reads.new_zeros(batch, n),
                              grad_push, grad_pop)  # fmt: skip
         for t in reversed(range(steps)):
-            step(t, grad_weights[t])
+            step(t, by_step[t])
         return grad_rows, grad_push.transpose(0, 1), grad_pop.transpose(0, 1), None
 
 

@@ -1,4 +1,4 @@
-"""The matrix products of ``MemoryRNNSequence`` (``memrnn.models.controller.fused``),
+"""The matrix products of ``memrnn.models.controller.fused``,
 for one controller or for K controllers of one shape at once.
 
 With every weight stacked (K, ...) and the batch rows member-major (member k owns rows
