@@ -18,6 +18,7 @@ python -m pytest -q -m gpu tests 2>&1 | tee "$out/gpu_tests.txt" || tests_rc=$?
 python benchmarks/train_step.py --device cuda --batch 10 256 --length 64 130 256 \
     | tee "$out/train_step_cuda.txt"
 python benchmarks/train_step.py --device cuda --memory | tee "$out/train_step_memory_cuda.txt"
+python benchmarks/compile_step.py --device cuda | tee "$out/compile_step_cuda.txt"
 python benchmarks/controllers.py --device cuda --batch 10 256 | tee "$out/controllers_cuda.txt"
 python benchmarks/matrix_paper.py --device cuda | tee "$out/matrix_paper_cuda.txt"
 # many runs as one, at the shape of Grefenstette et al.'s grid (T up to 130)

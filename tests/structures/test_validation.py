@@ -172,3 +172,19 @@ def test_validation_can_be_switched_off() -> None:
 def test_the_validate_switch_takes_a_bool_only(memory: type[NeuralStack], bad: object) -> None:
     with pytest.raises(ValueError, match=f"validate: expected True or False, got {bad!r}"):
         memory(validate=bad)  # type: ignore[arg-type]
+
+
+def test_a_range_check_under_compile_asserts_without_reading_back() -> None:
+    """Under torch.compile the range check is part of the graph (no graph break): a gate
+    outside [0, 1] raises when the graph runs."""
+    from memrnn.structures.checks import check_unit_interval
+
+    def checked(x: torch.Tensor) -> torch.Tensor:
+        check_unit_interval("pop", x)
+        return x * 2
+
+    torch._dynamo.reset()
+    compiled = torch.compile(checked, backend="aot_eager", fullgraph=True)
+    assert torch.equal(compiled(torch.tensor([0.0, 0.5, 1.0])), torch.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(RuntimeError, match=r"pop: must lie in \[0, 1\]"):
+        compiled(torch.tensor([0.5, 1.5, 0.0]))

@@ -3,7 +3,9 @@ input kinds a model accepts; their size checks are :func:`memrnn.validation.chec
 
 Every check runs once per call, never per time step, and reads at most one pair of
 numbers back from the device (the smallest and largest token id, one reduction): shapes,
-dtypes and devices are free to check.
+dtypes and devices are free to check. Under ``torch.compile`` that read would break the
+graph, so there the range becomes an assertion computed with the graph (no read back; a
+bad id raises a RuntimeError when the graph runs, without naming the id).
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ def check_token_ids(
     if tokens.numel() == 0:
         return tokens
     lowest = 0 if pad is None else pad
+    if torch.compiler.is_compiling():
+        inside = ((tokens >= lowest) & (tokens < vocabulary)).all()
+        torch._assert_async(inside, f"{name}: ids must lie in {lowest} .. {vocabulary - 1}")
+        return tokens
     low, high = torch.stack(torch.aminmax(tokens)).tolist()  # one reduction, one read back
     if low < lowest or high >= vocabulary:
         bad = low if low < lowest else high

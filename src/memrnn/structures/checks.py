@@ -3,7 +3,9 @@
 The lowest layer that uses torch keeps them; the checks of plain arguments are torch-free,
 in :mod:`memrnn.validation`. Shape, dtype and device checks are free. Range checks on push
 and pop (in [0, 1], no NaN) read one boolean back from the device per call; a controller
-whose gates come out of a sigmoid can switch them off with ``validate=False``.
+whose gates come out of a sigmoid can switch them off with ``validate=False``. Under
+``torch.compile`` a range check is an assertion computed with the graph instead (no read
+back, no graph break; it raises a RuntimeError when the graph runs).
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ def check_unit_interval(name: str, x: Tensor) -> None:
     """Raise ValueError naming ``name`` if any entry is NaN or outside [0, 1]."""
     if x.numel() == 0:
         return
-    bad = ~((x >= 0) & (x <= 1))  # NaN fails both comparisons
-    if bool(bad.any()):
+    inside = (x >= 0) & (x <= 1)  # NaN fails both comparisons
+    if torch.compiler.is_compiling():
+        torch._assert_async(inside.all(), f"{name}: must lie in [0, 1], without NaN")
+        return
+    if not bool(inside.all()):
         if bool(torch.isnan(x).any()):
             raise ValueError(f"{name}: contains NaN")
         raise ValueError(

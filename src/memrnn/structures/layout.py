@@ -1,4 +1,4 @@
-"""One memory step on fixed-size strengths, forward and hand-written backward.
+"""Where a memory's rows lie in fixed-size strengths, and the masks of its backward.
 
 The whole-sequence training paths (``memrnn.structures.lean`` and
 ``memrnn.models.controller.fused``) keep a memory's strengths in one (B, n) tensor whose
@@ -19,20 +19,21 @@ Eq. (3)'s read are computed as the paper writes them,
 
     s'_i = max(0, s_i - max(0, u - A_i))        w_i = min(s_i, max(0, 1 - A_i)),
 
-with A_i an exclusive prefix sum taken from that end, so that the rows that matter (those
-with little strength between them and the end) get small partial sums, exact to a few
-ulps (see ``memrnn.structures.strengths``), and the same sums, in the same order, as
-``step``. The inclusive sum C_i = A_i + s_i would save an operation, but fl(s_i + A_i) - s_i
-is not A_i: where A_i is exactly 1 or u (a push or pop of exactly 1) the rounding residue
-decides which side of a kink the row is on.
+with A_i an exclusive prefix sum taken from that end, so that the rows that matter
+(those with little strength between them and the end) get small partial sums, exact to a
+few ulps (see ``memrnn.structures.strengths``), and the same sums, in the same order, as
+that module's per-step ones. The inclusive sum C_i = A_i + s_i would save an operation,
+but fl(s_i + A_i) - s_i is not A_i: where A_i is exactly 1 or u (a push or pop of
+exactly 1) the rounding residue decides which side of a kink the row is on.
 
 The backward is Appendix A's chain rule (Grefenstette et al. 2015, Eqs. 12-18) in matrix
-form: ``backward_masks`` computes every 0/1 factor of it for all T steps at once from the
-saved strengths (O(n) numbers per step, none of the O(n m) products plain autograd would
-save), and ``step_backward`` applies one step of it. Kinks follow the paper's footnote 1,
-the derivative of the left argument: max(0, x) has slope 0 at x = 0, and min(s, room) has
-slope 1 in s when s equals room, so a row of strength 0 still passes dL/dw to s (a push of
-exactly 0 gets dL/dd_t = v_t . dL/dr_t, as Eqs. 14 and 18 give).
+form: ``backward_masks`` computes every 0/1 factor of it for all T steps at once from
+the saved strengths (O(n) numbers per step, none of the O(n m) products plain autograd
+would save), and ``memrnn.structures.steps`` runs the forward's steps and applies the
+backward one step at a time. Kinks follow the paper's footnote 1, the derivative of the
+left argument: max(0, x) has slope 0 at x = 0, and min(s, room) has slope 1 in s when s
+equals room, so a row of strength 0 still passes dL/dw to s (a push of exactly 0 gets
+dL/dd_t = v_t . dL/dr_t, as Eqs. 14 and 18 give).
 """
 
 from __future__ import annotations
@@ -63,10 +64,6 @@ def beyond(x: Tensor, end: End) -> Tensor:
     else:
         torch.cumsum(x[..., :-1], -1, out=out[..., 1:])
     return out
-
-
-def _other(end: End) -> End:
-    return "high" if end == "low" else "low"
 
 
 @dataclass(frozen=True)
@@ -111,6 +108,16 @@ class Layout:
             return (total - 1 - g,)
         return (total + g, total - 1 - g)
 
+    def push_lines(self) -> tuple[tuple[int, int], ...]:
+        """For each end, (first, step): step t writes row first + step * t (``push_rows``),
+        step being 1 or -1."""
+        g, total = self.start, self.start + self.steps
+        if self.kind == "queue":
+            return ((g, 1),)
+        if self.kind == "stack":
+            return ((total - 1 - g, -1),)
+        return ((total + g, 1), (total - 1 - g, -1))
+
     def window(self, t: int) -> tuple[int, int]:
         """The rows [lo, hi) written up to step t, those carried in included: the only
         rows a read at step t sees."""
@@ -125,32 +132,6 @@ class Layout:
         """Strengths (..., n) in the paper's row order: bottom first; for a stack or queue
         row i is the value pushed at step i."""
         return strengths.flip(-1) if self.kind == "stack" else strengths
-
-
-def step_forward(
-    layout: Layout, s_prev: Tensor, t: int, push: Tensor, pop: Tensor, s_out: Tensor,
-    w_out: Tensor, one: Tensor,
-) -> None:  # fmt: skip
-    """Step t: pop, push, then read.
-
-    Args:
-        s_prev: s_{t-1}, (B, n).
-        push, pop: (B, E), one column per end in the layout's order (E = 2 for a deque).
-        s_out: (B, n), receives s_t.
-        w_out: (E, B, n), receives the read weights of each end.
-        one: the number 1 as a 0-d tensor of s's dtype and device (a Python number would
-            cost a conversion per operation in this hot loop).
-    """
-    s = s_prev
-    last = len(layout.ends) - 1
-    for e, end in enumerate(layout.ends):
-        reach = torch.sub(pop[:, e : e + 1], beyond(s, end)).relu_()
-        s = torch.sub(s, reach, out=s_out if e == last else reach).relu_()
-    for e, row in enumerate(layout.push_rows(t)):
-        s_out[:, row] = push[:, e]
-    for e, end in enumerate(layout.ends):
-        room = torch.sub(one, beyond(s_out, end)).relu_()
-        torch.minimum(s_out, room, out=w_out[e])
 
 
 @dataclass(frozen=True)
@@ -200,32 +181,3 @@ def backward_masks(layout: Layout, before: Tensor, after: Tensor, pop: Tensor) -
         return torch.stack(masks, dim=1).to(dtype)
 
     return Masks(stacked(pos), stacked(over), stacked(keep), stacked(take))
-
-
-def step_backward(layout: Layout, masks: Masks, t: int, grad_s: Tensor, grad_weights: Tensor,
-                  grad_push: Tensor, grad_pop: Tensor) -> Tensor:  # fmt: skip
-    """The vector-Jacobian product of ``step_forward`` at step t.
-
-    Args:
-        masks: ``backward_masks`` of the sequence.
-        grad_s: dL/ds_t (B, n); it is overwritten.
-        grad_weights: dL/d(read weights) (E, B, n).
-        grad_push, grad_pop: (B, E), receive dL/dpush and dL/dpop.
-
-    Returns:
-        dL/ds_{t-1} (B, n).
-    """
-    grad = grad_s
-    for e, end in enumerate(layout.ends):
-        g = grad_weights[e] * masks.read_pos[t, e]
-        grad += g
-        grad -= inclusive(g * masks.read_over[t, e], _other(end))
-    for e, row in enumerate(layout.push_rows(t)):
-        grad_push[:, e] = grad[:, row]
-        grad[:, row].zero_()  # a pushed row's strength is d_t, whatever the pops left there
-    for e in reversed(range(len(layout.ends))):
-        g = grad * masks.pop_keep[t, e]
-        reach = g * masks.pop_take[t, e]
-        torch.sum(reach, -1, out=grad_pop[:, e]).neg_()
-        grad = g - reach + inclusive(reach, _other(layout.ends[e]))
-    return grad

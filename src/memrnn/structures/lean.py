@@ -17,8 +17,9 @@ import torch
 from torch import Tensor
 from torch.autograd.function import FunctionCtx, once_differentiable
 
-from memrnn.structures.layout import Layout, backward_masks, step_backward, step_forward
+from memrnn.structures.layout import Layout, backward_masks
 from memrnn.structures.precision import full_precision_backward, full_precision_forward
+from memrnn.structures.steps import BackwardSteps, ForwardSteps, in_backward_order, reordered
 
 
 class LeanRun(torch.autograd.Function):
@@ -38,10 +39,11 @@ class LeanRun(torch.autograd.Function):
         batch, steps, ends = push.shape
         strengths = rows.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
         weights = rows.new_empty(steps, ends, batch, layout.rows)
-        one = rows.new_ones(())
+        step = ForwardSteps(layout, strengths, weights)
+        pushes = [x.unbind(1) for x in push.unbind(2)]  # per end, per step: (B,)
+        pops = [x.unbind(1) for x in pop.split(1, dim=2)]  # (B, 1)
         for t in range(steps):
-            step_forward(layout, strengths[t], t, push[:, t], pop[:, t], strengths[t + 1],
-                         weights[t], one)  # fmt: skip
+            step(t, [x[t] for x in pushes], [x[t] for x in pops])
         ctx.layout = layout  # type: ignore[attr-defined]
         ctx.save_for_backward(rows, pop, strengths, weights)
         by_batch = weights.permute(2, 0, 1, 3).flatten(1, 2)  # (B, T E, n)
@@ -63,14 +65,14 @@ class LeanRun(torch.autograd.Function):
             grad_rows = torch.bmm(by_batch.transpose(1, 2), grad_flat)
         grad_weights = torch.bmm(grad_flat, rows.transpose(1, 2))  # (B, T E, n)
         grad_weights = grad_weights.unflatten(1, (steps, ends)).permute(1, 2, 0, 3)
+        by_step = in_backward_order(layout, grad_weights).unbind(0)
         masks = backward_masks(layout, strengths[:-1], strengths[1:], pop.transpose(0, 1))
         grad_push = grad_reads.new_empty(steps, batch, ends)
         grad_pop = grad_reads.new_empty(steps, batch, ends)
-        grad_s = grad_reads.new_zeros(batch, n)
+        step = BackwardSteps(layout, reordered(layout, masks), grad_reads.new_zeros(batch, n),
+                             grad_push, grad_pop)  # fmt: skip
         for t in reversed(range(steps)):
-            grad_s = step_backward(
-                layout, masks, t, grad_s, grad_weights[t], grad_push[t], grad_pop[t]
-            )
+            step(t, by_step[t])
         return grad_rows, grad_push.transpose(0, 1), grad_pop.transpose(0, 1), None
 
 

@@ -23,6 +23,7 @@ import torch
 from torch import Tensor
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 def _autocast_devices(args: tuple[Any, ...]) -> list[str]:
@@ -46,6 +47,23 @@ def _without_autocast(devices: list[str], fn: Callable[..., Any], *args: Any) ->
         for device in devices:
             stack.enter_context(torch.autocast(device, enabled=False))
         return fn(*args)
+
+
+def widened(x: Tensor | None) -> Tensor | None:
+    """A floating-point tensor below float32 as float32 (differentiably); anything else,
+    and None, as it is."""
+    out: Tensor | None = _widened(x)
+    return out
+
+
+def in_full_precision(fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)`` with autocast off on the devices of the tensors in ``args`` where it
+    is on (its tensors already in full precision: ``widened``)."""
+    devices = _autocast_devices(args)
+    if not devices:
+        return fn(*args)
+    out: R = _without_autocast(devices, fn, *args)
+    return out
 
 
 def full_precision_forward(forward: F) -> F:

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from memrnn.models.controller import MemoryRNN
-from memrnn.models.controller.fused import MemoryRNNSequence, Shape
+from memrnn.models.controller.fused import Shape
+from memrnn.models.controller.ops import memory_rnn_sequence
 from memrnn.structures.layout import Layout
 
 CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (True, False)))
@@ -95,7 +96,7 @@ def test_gradcheck(memory: str, cell: str, o_prime: bool) -> None:
     noise = torch.randn(b, t_len, 2 * e, dtype=torch.float64, generator=gen)
 
     def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
-        return MemoryRNNSequence.apply(*args, noise, shape)[:3]  # type: ignore[no-any-return]
+        return memory_rnn_sequence(*args, noise, shape)[:3]  # type: ignore[no-any-return]
 
     assert torch.autograd.gradcheck(f, tuple(inputs), eps=1e-6, atol=1e-6, fast_mode=True)
 
@@ -199,6 +200,6 @@ def test_gradcheck_members(memory: str, cell: str, o_prime: bool) -> None:
     noise = torch.randn(k * b, t_len, 2 * e, dtype=torch.float64, generator=gen)
 
     def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
-        return MemoryRNNSequence.apply(*args, noise, shape)[:3]  # type: ignore[no-any-return]
+        return memory_rnn_sequence(*args, noise, shape)[:3]  # type: ignore[no-any-return]
 
     assert torch.autograd.gradcheck(f, tuple(inputs), eps=1e-6, atol=1e-6, fast_mode=True)

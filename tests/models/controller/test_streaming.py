@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from memrnn.models.controller import MemoryRNN
-from memrnn.models.controller.fused import MemoryRNNSequence, Shape
+from memrnn.models.controller.fused import Shape
+from memrnn.models.controller.ops import memory_rnn_sequence
 from memrnn.structures.layout import Layout
 
 CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (True, False)))
@@ -85,7 +86,7 @@ def test_gradcheck_with_a_carried_state(memory: str, cell: str, o_prime: bool) -
     shape = Shape(layout, hid, m, lstm=cell == "lstm", final=True)
 
     def f(*args: torch.Tensor | None) -> tuple[torch.Tensor, ...]:
-        out = MemoryRNNSequence.apply(*args[:8], None, shape, *args[8:])
+        out = memory_rnn_sequence(*args[:8], None, shape, *args[8:])
         return tuple(x for i, x in enumerate(out) if i != 3 and x is not None)
 
     assert torch.autograd.gradcheck(f, (*inputs, *carry), eps=1e-6, atol=1e-6, fast_mode=True)

@@ -23,7 +23,9 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from memrnn.models.controller.carry import Carry, StepOutput
-from memrnn.models.controller.fused import MemoryRNNSequence, Shape, members
+from memrnn.models.controller.fused import Shape
+from memrnn.models.controller.ops import memory_rnn_sequence
+from memrnn.models.controller.products import members
 from memrnn.models.trace import Trace
 from memrnn.structures.layout import Layout
 from memrnn.structures.state import MemoryState
@@ -83,7 +85,7 @@ def run_stepwise(
 
 
 def run_fused(model: MemoryRNN, inputs: Tensor, strengths: bool, noise: Tensor | None) -> Trace:
-    """The same as ``run_stepwise`` through ``MemoryRNNSequence``, for T >= 1."""
+    """The same as ``run_stepwise`` through ``memory_rnn_sequence``, for T >= 1."""
     params = dict(model.named_parameters())
     xw = linear(inputs, params["cell.weight_ih"][:, : model.input_size], input_bias(params))
     return run_weights(model, params, xw, strengths, noise)
@@ -118,7 +120,7 @@ def recurrent_weights(
     model: MemoryRNN, params: Mapping[str, Tensor]
 ) -> tuple[Tensor, Tensor, Tensor]:
     """The cell's weights on [r_{t-1} ; h_{t-1}] and the memory projections (w_q, b_q)
-    of ``MemoryRNNSequence``, from ``params`` as for ``run_weights``."""
+    of ``memory_rnn_sequence``, from ``params`` as for ``run_weights``."""
     w_ih = params["cell.weight_ih"]
     w_rec = torch.cat([w_ih[..., model.input_size :], params["cell.weight_hh"]], dim=-1)
     ends = ("top",) if model.bot is None else ("top", "bot")
@@ -143,7 +145,7 @@ def run_weights(
     c0 = params.get("c0")
     layout = Layout(model.memory_kind, t_len)
     shape = Shape(layout, model.hidden_size, model.memory_width, lstm=c0 is not None)
-    o_prime, push, pop, kept = MemoryRNNSequence.apply(
+    o_prime, push, pop, kept = memory_rnn_sequence(
         xw,
         per_row(params["h0"], rows),
         per_row(c0, rows) if c0 is not None else None,
@@ -181,7 +183,7 @@ def _trace(
 def stream_fused(
     model: MemoryRNN, inputs: Tensor, noise: Tensor | None, carry: Carry
 ) -> tuple[Trace, Carry]:
-    """``run_stepwise`` from ``carry`` through ``MemoryRNNSequence``, for T >= 1: the
+    """``run_stepwise`` from ``carry`` through ``memory_rnn_sequence``, for T >= 1: the
     carried memory fills the rows of the steps before this chunk's, and the state after
     the last step comes back as a ``Carry`` (the same numbers, as one autograd node)."""
     params = dict(model.named_parameters())
@@ -196,7 +198,7 @@ def stream_fused(
         return x.flip(1) if model.memory_kind == "stack" else x
 
     w_rec, w_q, b_q = recurrent_weights(model, params)
-    o_prime, push, pop, _, h, c, read, s, values = MemoryRNNSequence.apply(
+    o_prime, push, pop, _, h, c, read, s, values = memory_rnn_sequence(
         xw, carry.h, carry.c, w_rec, params.get("o_prime.weight"), params.get("o_prime.bias"),
         w_q, b_q, noise, shape, carry.read, flipped(memory.strengths), flipped(memory.values),
     )  # fmt: skip
