@@ -11,11 +11,14 @@ from torch import Tensor
 from torch._dynamo.utils import counters
 
 from memrnn.models.controller.fused import Shape
-from memrnn.models.controller.ops import memory_rnn_forward, memory_rnn_sequence
+from memrnn.models.controller.ops import OPERATORS, MemoryRNNSequence, memory_rnn_sequence
 from memrnn.models.transducer import MemoryAugmentedLSTM
 from memrnn.structures.layout import Layout
 
 MEMORIES = ["stack", "queue", "deque"]
+needs_operators = pytest.mark.skipif(
+    OPERATORS is None, reason="torch.library.custom_op: torch >= 2.4"
+)
 
 
 def _model(memory: str) -> MemoryAugmentedLSTM:
@@ -41,6 +44,7 @@ def _batch(length: int) -> tuple[Tensor, Tensor]:
     )
 
 
+@needs_operators
 @pytest.mark.parametrize("memory", MEMORIES)
 def test_compiled_loss_and_gradients_are_the_eager_ones(memory: str) -> None:
     model = _model(memory)
@@ -58,6 +62,7 @@ def test_compiled_loss_and_gradients_are_the_eager_ones(memory: str) -> None:
         torch.testing.assert_close(p.grad, eager[k], rtol=1e-5, atol=1e-7, msg=k)
 
 
+@needs_operators
 def test_no_graph_break_and_one_graph_for_every_length() -> None:
     model = _model("stack")
     torch._dynamo.reset()
@@ -71,6 +76,7 @@ def test_no_graph_break_and_one_graph_for_every_length() -> None:
     assert counters["stats"]["unique_graphs"] == 1
 
 
+@needs_operators
 def test_a_bad_token_id_is_caught_without_a_graph_break() -> None:
     model = _model("stack")
     tokens, targets = _batch(5)
@@ -83,10 +89,9 @@ def test_a_bad_token_id_is_caught_without_a_graph_break() -> None:
         compiled(tokens, targets)
 
 
-@pytest.mark.parametrize(("memory", "final"), [("stack", False), ("deque", True)])
-def test_the_operator_registration(memory: str, final: bool) -> None:
-    """Schema, fake tensors, autograd and AOT dispatch of the forward operator
-    (``torch.library.opcheck``), from a carried state where ``final``."""
+def _operator_args(memory: str, final: bool) -> tuple[object, ...]:
+    """Random inputs of the forward operator in float64, from a carried state where
+    ``final``."""
     gen = torch.Generator().manual_seed(0)
     b, t_len, hid, m, e = 2, 4, 3, 2, 2 if memory == "deque" else 1
     start = 2 if final else 0
@@ -95,14 +100,49 @@ def test_the_operator_registration(memory: str, final: bool) -> None:
     def rand(*size: int, grad: bool = True) -> Tensor:
         return torch.randn(*size, generator=gen, dtype=torch.float64).requires_grad_(grad)
 
-    args = (rand(b, t_len, 4 * hid), rand(b, hid), rand(b, hid), rand(4 * hid, e * m + hid),
+    return (rand(b, t_len, 4 * hid), rand(b, hid), rand(b, hid), rand(4 * hid, e * m + hid),
             None, None, rand(e * m + 2 * e, hid), rand(e * m + 2 * e),
             rand(b, t_len, 2 * e, grad=False),
             rand(b, e * m) if final else None,
             torch.rand(b, n0, generator=gen, dtype=torch.float64) if final else None,
             rand(b, n0, m) if final else None,
             memory, start, hid, m, True, final)  # fmt: skip
-    torch.library.opcheck(memory_rnn_forward, args)
+
+
+CASES = [("stack", False), ("deque", True)]
+
+
+@needs_operators
+@pytest.mark.parametrize(("memory", "final"), CASES)
+def test_the_operator_registration(memory: str, final: bool) -> None:
+    """Schema, fake tensors, autograd and AOT dispatch of the forward operator
+    (``torch.library.opcheck``), from a carried state where ``final``."""
+    assert OPERATORS is not None
+    torch.library.opcheck(OPERATORS[0], _operator_args(memory, final))
+
+
+@needs_operators
+@pytest.mark.parametrize(("memory", "final"), CASES)
+def test_the_autograd_function_of_an_older_torch_is_the_operator(memory: str, final: bool) -> None:
+    """``MemoryRNNSequence`` (what runs under torch < 2.4) gives the operator's outputs
+    and gradients, bit for bit."""
+    assert OPERATORS is not None
+    results = []
+    for run in (OPERATORS[0], MemoryRNNSequence.apply):
+        args = _operator_args(memory, final)
+        inputs = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
+        outputs = [o for o in run(*args) if o.numel()]
+        gen = torch.Generator().manual_seed(1)
+        loss = sum((o * torch.randn(o.shape, generator=gen, dtype=o.dtype)).sum() for o in outputs)
+        grads = torch.autograd.grad(loss, inputs, allow_unused=True)
+        results.append((outputs, grads))
+    (op_out, op_grads), (fn_out, fn_grads) = results
+    for a, b in zip(op_out, fn_out, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    for a, b in zip(op_grads, fn_grads, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
 def test_the_sequence_is_one_node() -> None:
@@ -116,3 +156,19 @@ def test_the_sequence_is_one_node() -> None:
     assert o_prime is not None and push is not None and pop is not None
     assert strengths is not None and not strengths.requires_grad
     assert o_prime.grad_fn is not None and push.grad_fn is not None
+
+
+def test_a_model_without_the_operators_learns_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Stack-LSTM's loss and gradients through the autograd Function (as under torch
+    < 2.4) are those through the operators."""
+    import memrnn.models.controller.ops as ops
+
+    grads = []
+    for operators in (ops.OPERATORS, None):
+        monkeypatch.setattr(ops, "OPERATORS", operators)
+        model = _model("stack")
+        _loss(model, *_batch(6)).backward()
+        grads.append({k: p.grad for k, p in model.named_parameters() if p.grad is not None})
+    assert grads[0].keys() == grads[1].keys() and grads[0]
+    for k in grads[0]:
+        torch.testing.assert_close(grads[0][k], grads[1][k], rtol=0, atol=0, msg=k)

@@ -7,12 +7,15 @@ with a "fake" that gives the shapes of its outputs without computing them. Eager
 is the same as an autograd Function (the same numbers, bit for bit). For
 ``torch.compile`` a sequence is then one opaque node of the graph, whatever its length:
 no graph break, and no loop of T steps unrolled into the graph (which would make one
-graph per length, each compiled anew).
+graph per length, each compiled anew). ``torch.library.custom_op`` came with torch 2.4;
+under an older torch the same two functions run as an autograd Function
+(``MemoryRNNSequence``), the same numbers eagerly, with the graph break compile then has.
 
 Under autocast the tensors go in as float32 (``widened``, whose gradient casts back) and
 the operators run with autocast off, as ``memrnn.structures.precision`` explains.
 """
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import torch
@@ -38,8 +41,7 @@ def _shape(steps: int, kind: str, start: int, hidden: int, width: int, lstm: boo
     return Shape(layout, hidden, width, lstm, final)
 
 
-@torch.library.custom_op("memrnn::memory_rnn_forward", mutates_args=())
-def memory_rnn_forward(
+def _forward(
     xw: Tensor, h0: Tensor, c0: Tensor | None, w_rec: Tensor, w_p: Tensor | None,
     b_p: Tensor | None, w_q: Tensor, b_q: Tensor, noise: Tensor | None, r0: Tensor | None,
     s0: Tensor | None, values0: Tensor | None, kind: str, start: int, hidden: int,
@@ -53,7 +55,6 @@ def memory_rnn_forward(
     return cast(RunTensors, tuple(run))
 
 
-@memory_rnn_forward.register_fake
 def _forward_fake(
     xw: Tensor, h0: Tensor, c0: Tensor | None, w_rec: Tensor, w_p: Tensor | None,
     b_p: Tensor | None, w_q: Tensor, b_q: Tensor, noise: Tensor | None, r0: Tensor | None,
@@ -78,8 +79,7 @@ def _forward_fake(
     ))  # fmt: skip
 
 
-@torch.library.custom_op("memrnn::memory_rnn_backward", mutates_args=())
-def memory_rnn_backward(
+def _backward_op(
     rh: Tensor, q_all: Tensor, strengths: Tensor, weights: Tensor, values: Tensor,
     acts: Tensor, cells: Tensor, tanh_c: Tensor, p_all: Tensor, w_rec: Tensor,
     w_p: Tensor | None, w_q: Tensor, grad_p: Tensor | None, grad_gates: Tensor | None,
@@ -103,7 +103,6 @@ def memory_rnn_backward(
     return cast(Grads, tuple(rh.new_empty(0) if grads[k] is None else grads[k] for k in GRADS))
 
 
-@memory_rnn_backward.register_fake
 def _backward_fake(
     rh: Tensor, q_all: Tensor, strengths: Tensor, weights: Tensor, values: Tensor,
     acts: Tensor, cells: Tensor, tanh_c: Tensor, p_all: Tensor, w_rec: Tensor,
@@ -136,7 +135,7 @@ def _setup(ctx: Any, inputs: tuple[Any, ...], output: RunTensors) -> None:
     ctx.set_materialize_grads(False)  # most outputs are kept for the backward only
 
 
-def _backward(ctx: Any, *given: Tensor | None) -> tuple[Tensor | None, ...]:
+def _gradient(ctx: Any, *given: Tensor | None) -> tuple[Tensor | None, ...]:
     # AOT autograd passes an empty gradient for an empty output (an absent tensor)
     grads = [g if g is not None and g.numel() else None for g in given]
     *saved, w_rec, w_p, w_q = ctx.saved_tensors
@@ -146,7 +145,7 @@ def _backward(ctx: Any, *given: Tensor | None) -> tuple[Tensor | None, ...]:
     if not ctx.has_w_p:  # o'_t is h_t, a view of rh
         g_p = g_rh[1:, :, em:] if g_rh is not None else None
     g_gates = g_q[..., em:] if g_q is not None else None
-    out = memory_rnn_backward(*saved, w_rec, w_p, w_q, g_p, g_gates, *grads[9:], *ctx.config)
+    out = ctx.backward(*saved, w_rec, w_p, w_q, g_p, g_gates, *grads[9:], *ctx.config)
     by_name = dict(zip(GRADS, out, strict=True))
     wanted = ctx.needs_input_grad
     return tuple(
@@ -155,7 +154,50 @@ def _backward(ctx: Any, *given: Tensor | None) -> tuple[Tensor | None, ...]:
     )
 
 
-memory_rnn_forward.register_autograd(_backward, setup_context=_setup)
+class MemoryRNNSequence(torch.autograd.Function):
+    """``_forward`` with ``_backward_op`` as its gradient: the operators' arithmetic as an
+    autograd Function, for a torch without ``torch.library.custom_op`` (before 2.4)."""
+
+    @staticmethod
+    def forward(ctx: Any, *inputs: Any) -> RunTensors:
+        output = _forward(*inputs)
+        _setup(ctx, inputs, output)
+        ctx.backward = _backward_op
+        return output
+
+    @staticmethod
+    def backward(ctx: Any, *given: Tensor | None) -> tuple[Tensor | None, ...]:
+        return _gradient(ctx, *given)
+
+
+def _operators() -> tuple[Callable[..., RunTensors], Callable[..., Grads]] | None:
+    """The two ``torch.library`` operators with their fakes and autograd formula, or None
+    where this torch has no ``custom_op``."""
+    custom_op = getattr(torch.library, "custom_op", None)
+    if custom_op is None:
+        return None
+    forward_op = custom_op("memrnn::memory_rnn_forward", mutates_args=())(_forward)
+    backward_op = custom_op("memrnn::memory_rnn_backward", mutates_args=())(_backward_op)
+    forward_op.register_fake(_forward_fake)
+    backward_op.register_fake(_backward_fake)
+
+    def setup(ctx: Any, inputs: tuple[Any, ...], output: RunTensors) -> None:
+        _setup(ctx, inputs, output)
+        ctx.backward = backward_op
+
+    forward_op.register_autograd(_gradient, setup_context=setup)
+    return forward_op, backward_op
+
+
+OPERATORS = _operators()
+
+
+def memory_rnn_forward(*inputs: Any) -> RunTensors:
+    """The forward operator (``MemoryRNNSequence`` under a torch before 2.4): ``_forward``,
+    differentiable."""
+    if OPERATORS is None:
+        return cast(RunTensors, MemoryRNNSequence.apply(*inputs))
+    return OPERATORS[0](*inputs)
 
 
 def memory_rnn_sequence(
