@@ -74,7 +74,9 @@ class ForwardSteps:
     def __init__(self, layout: Layout, strengths: Tensor, weights: Tensor) -> None:
         self.ends = layout.ends
         self.strengths = strengths.unbind(0)
-        self.weights = [w.unbind(0) for w in weights.unbind(0)]
+        # by end, then step: one unbind per end (an unbind per step costs more than
+        # the selects it makes)
+        self.weights = [w.unbind(0) for w in weights.unbind(1)]
         self.pushed = [
             rows_by_step(strengths[1:], first, step).unbind(0)
             for first, step in layout.push_lines()
@@ -99,7 +101,7 @@ class ForwardSteps:
             rows[t].copy_(push[e])
         for e, end in enumerate(self.ends):
             room = torch.sub(self.one, self.sums.beyond_of(s_out, end), out=self.room).relu_()
-            torch.minimum(s_out, room, out=self.weights[t][e])
+            torch.minimum(s_out, room, out=self.weights[e][t])
 
 
 class BackwardSteps:
@@ -123,8 +125,8 @@ class BackwardSteps:
         # the end each step's two sums run from, in the order the tensors are kept
         self.from_ends = [_mirrored(end) if rev else end for end in map(_mirrored, layout.ends)]
         self.grad = grad_s
-        self.masks = [
-            [m.unbind(0) for m in x.unbind(0)]
+        self.masks = [  # by mask, end, then step, as the weights of ``ForwardSteps``
+            [m.unbind(0) for m in x.unbind(1)]
             for x in (masks.read_pos, masks.read_over, masks.pop_keep, masks.pop_take)
         ]
         columns = grad_s.unbind(1)
@@ -142,7 +144,7 @@ class BackwardSteps:
     def __call__(self, t: int, grad_weights: Tensor) -> Tensor:
         """Step t with dL/d(read weights) (E, B, n); returns dL/ds_{t-1} (B, n), a buffer
         the next call overwrites."""
-        pos, over, keep, take = (m[t] for m in self.masks)
+        pos, over, keep, take = ([end[t] for end in m] for m in self.masks)
         grad = self.grad
         for e, end in enumerate(self.from_ends):
             g = torch.mul(grad_weights[e], pos[e], out=self.g)
