@@ -272,10 +272,11 @@ class _GroupRun:
         """The members' losses on ``batches`` (one per member still training), stacked."""
         inputs = {k: self.members[k].inputs(batch) for k, batch in batches.items()}
         stacked, lengths = _stack_inputs(inputs, len(self.members))
-        outputs = self.group(stacked)
+        # one unbind, whose backward stacks: indexing a member out zero-fills the group
+        outputs = self.group(stacked).unbind(0)
         return torch.stack(
             [
-                self.members[k].loss_of(outputs[k, :, : lengths[k]], batch)
+                self.members[k].loss_of(outputs[k][:, : lengths[k]], batch)
                 for k, batch in batches.items()
             ]
         )
