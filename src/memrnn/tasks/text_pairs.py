@@ -30,7 +30,7 @@ import numpy as np
 
 from memrnn.errors import UserError
 from memrnn.tasks.transduction import Pair, TransductionTask
-from memrnn.validation import check_generator, check_int, check_int_range
+from memrnn.validation import check_int, check_int_range
 
 Tokens = tuple[str, ...]
 
@@ -263,18 +263,16 @@ class TextPairsTask(TransductionTask):
         """Not defined: the pairs come from a file, not from a function of the source."""
         raise ValueError("reference: text pairs come from a file, not from a function")
 
-    def sample_pairs(
+    def _pairs(
         self, rng: np.random.Generator, n: int, min_length: int, max_length: int
     ) -> list[Pair]:
         """``n`` of the pairs (as ids) with sources of [min_length, max_length] tokens,
-        drawn uniformly with replacement from ``rng``.
+        drawn uniformly with replacement from ``rng`` (``sample_pairs``, whose arguments
+        are checked).
 
         Raises:
-            ValueError: a bad argument, a task without pairs, or no pair in the range.
+            ValueError: a task without pairs, or no pair in the range.
         """
-        check_generator("rng", rng)
-        check_int("n", n, 0)
-        check_int_range(("min_length", "max_length"), min_length, max_length, 1)
         fits = [p for p in self._encoded if min_length <= len(p[0]) <= max_length]
         if not fits:
             have = "holds no pairs" if not self._encoded else "has no source"

@@ -215,8 +215,9 @@ class TransductionTask(Task):
     def _sample(
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
     ) -> TaskBatch:
-        batch = self.make_batch(self.sample_pairs(rng, batch_size, min_length, max_length))
-        return TaskBatch.of_class_targets(batch.inputs, batch.targets)
+        # the pairs are made here, in range: only ``make_batch``'s arrays, unchecked
+        inputs, targets = self._arrays(self._pairs(rng, batch_size, min_length, max_length))
+        return TaskBatch.of_class_targets(torch.from_numpy(inputs), torch.from_numpy(targets))
 
     def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
         predicted = outputs.argmax(dim=-1).cpu()
@@ -245,12 +246,17 @@ class TransductionTask(Task):
         if self.grammar is not None:
             raise ValueError(f"reference: {self.name} pairs come from its grammar, not a function")
         ids = self._check_ids("source", source, self.source_vocab)
+        if self.name == "bigram_flip" and len(ids) % 2:
+            raise ValueError(f"source: bigram_flip needs an even length, got {len(ids)}")
+        return self._target(ids)
+
+    def _target(self, ids: list[int]) -> list[int]:
+        """``reference`` of ids known to be in range (and of even length for bigram
+        flip)."""
         if self.name == "copy":
             return ids
         if self.name == "reversal":
             return ids[::-1]
-        if len(ids) % 2:
-            raise ValueError(f"source: bigram_flip needs an even length, got {len(ids)}")
         flipped = list(ids)
         flipped[0::2], flipped[1::2] = ids[1::2], ids[0::2]
         return flipped
@@ -267,6 +273,12 @@ class TransductionTask(Task):
         check_generator("rng", rng)
         check_int("n", n, 0)
         check_int_range(("min_length", "max_length"), min_length, max_length, 1)
+        return self._pairs(rng, n, min_length, max_length)
+
+    def _pairs(
+        self, rng: np.random.Generator, n: int, min_length: int, max_length: int
+    ) -> list[Pair]:
+        """``sample_pairs`` once its arguments are checked."""
         if self.grammar is not None:
             pairs = (sample_pair(self.grammar, rng, min_length, max_length) for _ in range(n))
             return [
@@ -282,10 +294,11 @@ class TransductionTask(Task):
                 f"[{min_length}, {max_length}]"
             )
         out: list[Pair] = []
+        vocab = self.source_vocab
         for _ in range(n):
             length = step * int(rng.integers(low, high + 1))
-            source = rng.integers(0, self.source_vocab, size=length).tolist()
-            out.append((source, self.reference(source)))
+            source = rng.integers(0, vocab, size=length).tolist()
+            out.append((source, self._target(source)))
         return out
 
     def make_batch(self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> TransductionBatch:
@@ -298,21 +311,29 @@ class TransductionTask(Task):
             s = self._check_ids("source", source, self.source_vocab)
             t = self._check_ids("target", target, self.target_vocab)
             rows.append((s, t))
-        width = max(len(s) + len(t) + 3 for s, t in rows)
-        # filled in NumPy, made a tensor once: a tensor per row costs more than the batch
-        inputs = np.full((len(rows), width), self.input_eos, dtype=np.int64)
-        targets = np.full((len(rows), width), IGNORE_INDEX, dtype=np.int64)
-        for b, (s, t) in enumerate(rows):
-            joint = [self.bos, *s, self.sep, *(self.source_vocab + x for x in t), self.input_eos]
-            inputs[b, : len(joint)] = joint
-            # Reading ||| (step L + 1) emits t[0], ..., reading t[M-1] emits </s>.
-            targets[b, len(s) + 1 : len(s) + len(t) + 2] = [*t, self.eos]
+        inputs, targets = self._arrays(rows)
         return TransductionBatch(
             inputs=torch.from_numpy(inputs),
             targets=torch.from_numpy(targets),
             source_lengths=torch.tensor([len(s) for s, _ in rows], dtype=torch.int64),
             target_lengths=torch.tensor([len(t) for _, t in rows], dtype=torch.int64),
         )
+
+    def _arrays(self, rows: Sequence[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+        """The inputs and targets of ``make_batch`` for rows of ids known to be in range."""
+        bos, sep, input_eos, eos, offset = (
+            self.bos, self.sep, self.input_eos, self.eos, self.source_vocab
+        )  # fmt: skip
+        width = max(len(s) + len(t) + 3 for s, t in rows)
+        # filled in NumPy, made a tensor once: a tensor per row costs more than the batch
+        inputs = np.full((len(rows), width), input_eos, dtype=np.int64)
+        targets = np.full((len(rows), width), IGNORE_INDEX, dtype=np.int64)
+        for b, (s, t) in enumerate(rows):
+            joint = [bos, *s, sep, *[offset + x for x in t], input_eos]
+            inputs[b, : len(joint)] = joint
+            # Reading ||| (step L + 1) emits t[0], ..., reading t[M-1] emits </s>.
+            targets[b, len(s) + 1 : len(s) + len(t) + 2] = [*t, eos]
+        return inputs, targets
 
     @staticmethod
     def _check_ids(name: str, ids: Sequence[int], size: int) -> list[int]:
