@@ -21,6 +21,7 @@ python benchmarks/train_step.py --device cuda --memory | tee "$out/train_step_me
 python benchmarks/compile_step.py --device cuda | tee "$out/compile_step_cuda.txt"
 python benchmarks/controllers.py --device cuda --batch 10 256 | tee "$out/controllers_cuda.txt"
 python benchmarks/matrix_paper.py --device cuda | tee "$out/matrix_paper_cuda.txt"
+python benchmarks/grefenstette_paper.py --device cuda | tee "$out/grefenstette_paper_cuda.txt"
 # many runs as one, at the shape of Grefenstette et al.'s grid (T up to 130)
 for hidden in 256 512; do
   python benchmarks/batched_runs.py --device cuda --runs 1 8 32 128 --steps 20 \

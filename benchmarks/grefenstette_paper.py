@@ -1,0 +1,111 @@
+"""What Grefenstette et al.'s (2015) ``paper`` profile would cost: seconds per training
+step of every model of its grid (the Deep LSTM at 1, 2, 4 and 8 layers; the Stack-,
+Queue- and DeQue-LSTM) at hidden 256 and 512, batch 10, sources of 8-64 symbols (T up
+to 131), and the projected wall time of the whole profile run one run at a time.
+
+Each step is the experiment's own (``memrnn.experiments.grefenstette2015.run``: a batch
+drawn by the task at the longest curriculum bound, the loss, backward, clipping at 1,
+RMSProp), the median of ``--steps`` timed steps after a warm-up. Each evaluation decodes
+``eval_size`` sequences three times (the curriculum's, the training and the test
+lengths); one test-length decode is timed and counted three times per evaluation. The
+projection sums, over the grid's runs (5 tasks x 5 learning rates per model and size),
+the profile's steps times the step time plus its evaluations times their time, with the
+mean over the tasks timed.
+
+    python benchmarks/grefenstette_paper.py                  # CPU
+    python benchmarks/grefenstette_paper.py --device cuda
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import Counter
+
+import numpy as np
+import torch
+
+from memrnn.experiments.grefenstette2015.config import Grefenstette2015Config
+from memrnn.experiments.grefenstette2015.paper import PAPER_SETTINGS
+from memrnn.experiments.grefenstette2015.profiles import PROFILES
+from memrnn.experiments.grefenstette2015.run import TransductionRun
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def step_and_decode_seconds(
+    config: Grefenstette2015Config, device: torch.device, steps: int
+) -> tuple[float, float]:
+    """The median time of one training step of ``config`` on ``device``, and the time of
+    one greedy decode of ``eval_size`` sources of the test lengths."""
+    torch.manual_seed(config.seed)
+    run = TransductionRun(config, device)
+    optimizer = torch.optim.RMSprop(run.model.parameters(), lr=config.lr)
+    rng = np.random.default_rng(0)
+    times = []
+    for step in range(steps + 3):  # three warm-up steps
+        _sync(device)
+        started = time.perf_counter()
+        optimizer.zero_grad(set_to_none=True)
+        run.loss(run.training_batch(rng)).backward()
+        torch.nn.utils.clip_grad_norm_(run.model.parameters(), config.clip)
+        optimizer.step()
+        _sync(device)
+        if step >= 3:
+            times.append(time.perf_counter() - started)
+    with torch.no_grad():
+        started = time.perf_counter()
+        run.score(rng, config.test_min_length, config.test_max_length)
+        _sync(device)
+        decode = time.perf_counter() - started
+    return statistics.median(times), decode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--steps", type=int, default=10, help="timed steps per model")
+    parser.add_argument("--tasks", nargs="+", default=["reversal", "conjugation"])
+    parser.add_argument(
+        "--eval-size", type=int, help="sequences per decode (default: the paper's 1,000)"
+    )
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    points = list(PROFILES["paper"].points())
+    runs = Counter((p["model"], p["layers"], p["hidden"]) for p in points)
+    total_steps, every = PAPER_SETTINGS["steps"], PAPER_SETTINGS["eval_every"]
+    evaluations = total_steps // every
+    unit = "GPU-h" if device.type == "cuda" else "CPU-h"
+    name = torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu"
+    print(f"device: {name}, torch {torch.__version__}, threads {torch.get_num_threads()}")
+    print(f"paper profile: {len(points)} runs of {total_steps:,} steps, {evaluations} "
+          f"evaluations each")  # fmt: skip
+    print(f"{'model':<16}{'runs':>6}{'step ms':>10}{'decode s':>10}{unit:>10}")
+    projected = 0.0
+    for (model, layers, hidden), count in sorted(runs.items()):
+        steps, decodes = [], []
+        for task in args.tasks:
+            settings = {**PAPER_SETTINGS, "task": task, "model": model, "layers": layers,
+                        "hidden": hidden, "lr": 1e-3, "seed": 0}  # fmt: skip
+            if args.eval_size:
+                settings["eval_size"] = args.eval_size
+            step, decode = step_and_decode_seconds(
+                Grefenstette2015Config(**settings), device, args.steps
+            )
+            steps.append(step)
+            decodes.append(decode * PAPER_SETTINGS["eval_size"] / settings["eval_size"])
+        step, decode = statistics.mean(steps), statistics.mean(decodes)
+        hours = count * (total_steps * step + evaluations * 3 * decode) / 3600
+        projected += hours
+        label = f"{model} x{layers}" if model == "lstm" else model
+        print(f"{label + f' h{hidden}':<16}{count:>6}{step * 1e3:>10.1f}{decode:>10.2f}"
+              f"{hours:>10,.1f}", flush=True)  # fmt: skip
+    print(f"projected, one run at a time: {projected:,.0f} {unit}")
+
+
+if __name__ == "__main__":
+    main()
