@@ -21,6 +21,7 @@ from memrnn.training import (
 )
 
 F, H, BATCH = 2, 5, 4
+OPTIMIZERS = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop}
 LRS = [0.05, 0.01, 0.03]
 DECAY = 0.01
 
@@ -128,11 +129,11 @@ def _together(
 
 
 def _alone(steps: ToySteps, k: int, settings: LoopSettings, **kwargs: Any) -> LoopResult:
-    kind = torch.optim.AdamW if kwargs.pop("decoupled", False) else torch.optim.Adam
-    adam = kind(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
+    kind = OPTIMIZERS[kwargs.pop("optimizer", "adam")]
+    optimizer = kind(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
     return train_loop(
         steps,
-        adam,
+        optimizer,
         settings,
         data_rng=np.random.default_rng(10 + k),
         eval_rng=_eval_rng(k),
@@ -288,28 +289,32 @@ def test_a_member_checkpoint_resumes_alone_with_train_loop(tmp_path: Path) -> No
     _same_weights(steps.model, whole.model)
 
 
-def test_adamw_members_train_and_resume_as_adamw_runs_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("optimizer", ["adamw", "rmsprop"])
+def test_members_train_and_resume_as_runs_alone_with_their_optimiser(
+    optimizer: str, tmp_path: Path
+) -> None:
     settings = LoopSettings(steps=20, eval_every=5, checkpoint_every=5, monitor="dev")
     members = [ToySteps(0), ToySteps(1)]
-    results, _ = _together(members, settings, decoupled_weight_decay=True)
+    results, _ = _together(members, settings, optimizer=optimizer)
     for k in range(2):
         alone = ToySteps(k)
-        _same_result(results[k], _alone(alone, k, settings, decoupled=True))
+        _same_result(results[k], _alone(alone, k, settings, optimizer=optimizer))
         _same_weights(members[k].model, alone.model)
     paths = [tmp_path / f"member{k}.pt" for k in range(2)]
     with pytest.raises(_Crash):
         _together(
             [ToySteps(0), ToySteps(1)],
             settings,
-            decoupled_weight_decay=True,
+            optimizer=optimizer,
             checkpoints=paths,
             on_step=_crash_at(13),
         )
     steps = ToySteps(1)
     first: list[int] = []
     resumed = _alone(
-        steps, 1, settings, decoupled=True, checkpoint=paths[1], resume=True, on_step=_first(first)
-    )
+        steps, 1, settings, optimizer=optimizer, checkpoint=paths[1], resume=True,
+        on_step=_first(first),
+    )  # fmt: skip
     assert first == [11]  # resumed from the file, not started over
     _same_result(resumed, results[1])
     _same_weights(steps.model, members[1].model)

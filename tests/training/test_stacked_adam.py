@@ -1,4 +1,5 @@
-"""Adam over stacked parameters: each member moves as torch.optim.Adam moves it alone."""
+"""Adam over stacked parameters: each member moves as torch.optim.Adam moves it alone;
+a stacked optimiser's member state goes to its single-run optimiser and back."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from memrnn.training import StackedAdam, clip_grad_norm_per_member_
+from memrnn.training import StackedAdam, StackedRMSprop, clip_grad_norm_per_member_
 
 SHAPES = [(3, 4), (4,), (2, 3, 2)]
 LRS = [0.1, 0.003, 0.02]
@@ -52,17 +53,23 @@ def test_each_member_moves_as_torch_adam_moves_it_alone(
             torch.testing.assert_close(p.detach()[k], q.detach(), rtol=0, atol=1e-12)
 
 
-def test_float32_members_match_torch_adam_to_float_precision() -> None:
+PAIRS = [(StackedAdam, torch.optim.Adam), (StackedRMSprop, torch.optim.RMSprop)]
+
+
+@pytest.mark.parametrize(("stacked_kind", "alone_kind"), PAIRS)
+def test_float32_members_match_their_torch_optimiser_to_float_precision(
+    stacked_kind: type[StackedAdam | StackedRMSprop], alone_kind: type[torch.optim.Optimizer]
+) -> None:
     stacked = _stacked(2, torch.float32)
     alone = _alone(stacked, 1)
-    ours, adam = StackedAdam(stacked, [0.5, 0.01]), torch.optim.Adam(alone, lr=0.01)
+    ours, theirs = stacked_kind(stacked, [0.5, 0.01]), alone_kind(alone, lr=0.01)  # type: ignore[call-arg]
     gen = torch.Generator().manual_seed(2)
     for _ in range(20):
         grads = _grads(stacked, gen)
         for p, q, g in zip(stacked, alone, grads, strict=True):
             p.grad, q.grad = g.clone(), g[1].clone()
         ours.step()
-        adam.step()
+        theirs.step()
     for p, q in zip(stacked, alone, strict=True):
         torch.testing.assert_close(p.detach()[1], q.detach(), rtol=0, atol=1e-6)
 
@@ -125,32 +132,35 @@ def test_a_parameter_without_a_gradient_is_skipped_as_torch_skips_it() -> None:
         torch.testing.assert_close(p.detach()[0], q.detach(), rtol=0, atol=1e-12)
 
 
-def test_a_member_state_goes_to_torch_adam_and_back() -> None:
+@pytest.mark.parametrize(("stacked_kind", "alone_kind"), PAIRS)
+def test_a_member_state_goes_to_its_torch_optimiser_and_back(
+    stacked_kind: type[StackedAdam | StackedRMSprop], alone_kind: type[torch.optim.Optimizer]
+) -> None:
     stacked = _stacked(3)
-    ours = StackedAdam(stacked, LRS, weight_decay=0.01)
+    ours = stacked_kind(stacked, LRS, weight_decay=0.01)
     gen = torch.Generator().manual_seed(6)
     for _ in range(4):
         for p, g in zip(stacked, _grads(stacked, gen), strict=True):
             p.grad = g
         ours.step()
     alone = _alone(stacked, 2)
-    adam = torch.optim.Adam(alone, lr=1.0, weight_decay=0.01)
-    ours.export_member(2, adam)
-    assert adam.param_groups[0]["lr"] == LRS[2]
-    assert [float(s["step"]) for s in adam.state.values()] == [4.0] * len(SHAPES)
+    theirs = alone_kind(alone, lr=1.0, weight_decay=0.01)  # type: ignore[call-arg]
+    ours.export_member(2, theirs)
+    assert theirs.param_groups[0]["lr"] == LRS[2]
+    assert [float(s["step"]) for s in theirs.state.values()] == [4.0] * len(SHAPES)
     # a single run continues from the exported state; the stacked one from its own
-    other = StackedAdam(_stacked(3), [0.0, 0.0, 0.0], weight_decay=0.01)
+    other = stacked_kind(_stacked(3), [0.0, 0.0, 0.0], weight_decay=0.01)
     for p, q in zip(other.params, alone, strict=True):
         with torch.no_grad():
             p[2] = q
-    other.import_member(2, adam)
+    other.import_member(2, theirs)
     assert other.lrs[2] == LRS[2]
     grads = _grads(stacked, gen)
     for p, p2, q, g in zip(stacked, other.params, alone, grads, strict=True):
         p.grad, p2.grad, q.grad = g.clone(), g.clone(), g[2].clone()
     ours.step()
     other.step()
-    adam.step()
+    theirs.step()
     for p, p2, q in zip(stacked, other.params, alone, strict=True):
         torch.testing.assert_close(p.detach()[2], q.detach(), rtol=0, atol=1e-12)
         assert torch.equal(p.detach()[2], p2.detach()[2])

@@ -17,12 +17,12 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from memrnn.training import LoopSettings
+from memrnn.training import GROUPED, LoopSettings
 from memrnn.validation import check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
-# the optimisers that many runs trained as one can share (``memrnn.training.StackedAdam``)
-GROUPED_OPTIMIZERS: tuple[Optimizer, ...] = ("adam", "adamw")
+# the optimisers that many runs trained as one can share (``memrnn.training.stacked``)
+GROUPED_OPTIMIZERS: tuple[Optimizer, ...] = GROUPED
 MonitorMode = Literal["min", "max"]
 _DEVICE = re.compile(r"auto|cpu|cuda(:[0-9]+)?")
 

@@ -27,7 +27,8 @@ from memrnn.experiments.base import (
 from memrnn.experiments.config import GROUPED_OPTIMIZERS, TrainConfig
 from memrnn.models.grouped import Grouped
 from memrnn.runner.train import check_config, data_rng, eval_rng, run_context, trained_output
-from memrnn.training import GroupSteps, train_group
+from memrnn.training import GROUPED, GroupSteps, train_group
+from memrnn.validation import check_choice
 
 
 @runtime_checkable
@@ -105,7 +106,7 @@ def train_runs(
         configs[0].loop_settings(),
         lrs=[config.lr for config in configs],
         weight_decay=configs[0].weight_decay,
-        decoupled_weight_decay=configs[0].optimizer == "adamw",
+        optimizer=check_choice("optimizer", configs[0].optimizer, GROUPED),
         data_rngs=[data_rng(config.seed) for config in configs],
         eval_rngs=[eval_rng(config.seed) for config in configs],
         checkpoints=checkpoints,

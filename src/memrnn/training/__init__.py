@@ -9,16 +9,22 @@ from memrnn.training.checkpoint import (
 )
 from memrnn.training.group import GroupModel, GroupSteps, train_group
 from memrnn.training.loop import LoopResult, LoopSettings, StepReport, Steps, train_loop
+from memrnn.training.stacked import GROUPED, GroupedOptimizer, Stacked
 from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
+from memrnn.training.stacked_rmsprop import StackedRMSprop
 
 __all__ = [
+    "GROUPED",
     "DamagedCheckpointError",
     "DamagedCheckpointWarning",
     "GroupModel",
     "GroupSteps",
+    "GroupedOptimizer",
     "LoopResult",
     "LoopSettings",
+    "Stacked",
     "StackedAdam",
+    "StackedRMSprop",
     "StepReport",
     "Steps",
     "clip_grad_norm_per_member_",

@@ -3,8 +3,9 @@
 Most runs memrnn makes are small models at small batches on a CPU, where a training step
 waits on Python and kernel launches rather than on arithmetic. Runs that differ only in
 seed or learning rate can share their steps: a :class:`GroupModel` holds the K members'
-parameters stacked, one forward and one backward serve all K, and
-:class:`~memrnn.training.StackedAdam` moves each member as its own Adam would.
+parameters stacked, one forward and one backward serve all K, and a stacked optimiser
+(:class:`~memrnn.training.StackedAdam`, :class:`~memrnn.training.StackedRMSprop`) moves
+each member as its own optimiser would.
 :func:`train_group` keeps, for every member, exactly what
 :func:`~memrnn.training.loop.train_loop` keeps for a run alone: its own training data
 stream, loss history, evaluations, early stopping, best weights, checkpoint and result."""
@@ -24,6 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from memrnn.training.group_checks import check_group_arguments
 from memrnn.training.loop import (
     LoopResult,
     LoopSettings,
@@ -36,9 +38,16 @@ from memrnn.training.loop import (
     _last_metrics,
     train_loop,
 )
-from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
+from memrnn.training.stacked import (
+    GROUPED,
+    GroupedOptimizer,
+    Stacked,
+    member_optimizer,
+    stacked_optimizer,
+)
+from memrnn.training.stacked_adam import clip_grad_norm_per_member_
 from memrnn.training.state import LoopState, Schedule, restore_state, save_state
-from memrnn.validation import check_flag, check_float, check_generator
+from memrnn.validation import check_choice, check_float
 
 
 class GroupModel(Protocol):
@@ -93,24 +102,25 @@ def train_group(
     resume: bool = False,
     on_step: Callable[[int, StepReport], None] | None = None,
     schedule: Schedule | None = None,
-    decoupled_weight_decay: bool = False,
+    optimizer: GroupedOptimizer = "adam",
 ) -> list[LoopResult]:
     """Train the K runs ``members`` together through ``group``; return their results.
 
     Member ``k`` is trained as ``train_loop(members[k], torch.optim.Adam(params, lr=lrs[k],
     weight_decay=weight_decay), settings, data_rng=data_rngs[k], eval_rng=eval_rngs[k],
-    checkpoint=checkpoints[k], resume=resume)`` would train it alone (``AdamW`` for
-    ``decoupled_weight_decay``; see :class:`~memrnn.training.StackedAdam`), to float rounding:
+    checkpoint=checkpoints[k], resume=resume)`` would train it alone (``AdamW`` or
+    ``RMSprop`` for the ``optimizer`` "adamw" or "rmsprop"; see
+    :mod:`memrnn.training.stacked`), to float rounding:
     its batches come from its own generator, it is evaluated on its own module (the
     group's values written back first) every ``settings.eval_every`` steps and after the
     last, and it stops early, keeps its best weights and writes its checkpoint in the
     single-run format of :mod:`memrnn.training.state` (``train_loop`` on the member alone
-    resumes it). A member that stops early is frozen (parameters and Adam state) while
+    resumes it). A member that stops early is frozen (parameters and optimiser state) while
     the others go on. Each step, the members' inputs are padded with zeros along time to
     the longest and stacked; member ``k``'s loss reads ``outputs[k, :, :T_k]``, which
     padding after ``T_k`` cannot change since the models are causal; a stopped member
     reads zeros and its loss is left out. The members' modules and ``group`` end holding
-    the final weights (the best ones with ``settings.keep_best``). Adam skips a stacked
+    the final weights (the best ones with ``settings.keep_best``). The optimiser skips a stacked
     parameter that no member's loss reaches, as it skips a run's; one that only some
     reach is stepped with zeros in the others' slices, where a run alone would skip it
     (a difference only for models that leave a parameter unused on some batches).
@@ -125,32 +135,31 @@ def train_group(
         ValueError: ``lrs``, ``data_rngs``, ``eval_rngs`` or ``checkpoints`` not one per
             member, a member's model not ``group.members[k]``, members sharing a generator
             or checkpoint, stacked parameters that do not fit the members', a ``schedule``
-            (a group trains without one), or members' batches of different sizes.
+            (a group trains without one), an ``optimizer`` that does not stack, or
+            members' batches of different sizes.
         FloatingPointError: a member's training loss is not finite (naming the member).
     """
     started = time.perf_counter()
-    count = _check_arguments(members, group, lrs, data_rngs, eval_rngs, checkpoints, schedule)
+    count = check_group_arguments(members, group, lrs, data_rngs, eval_rngs, checkpoints, schedule)
     paths: list[Path | None] = list(checkpoints) if checkpoints is not None else [None] * count
     rates = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(lrs)]
     decay = check_float("weight_decay", weight_decay, 0.0)
-    decoupled = check_flag("decoupled_weight_decay", decoupled_weight_decay)
-    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
-    adams = [
-        kind(m.model.parameters(), lr=lr, weight_decay=decay)
+    name = check_choice("optimizer", optimizer, GROUPED)
+    # each member's own optimiser: what its checkpoint holds, and what resumes it alone
+    alone = [
+        member_optimizer(name, m.model.parameters(), lr, decay)
         for m, lr in zip(members, rates, strict=True)
     ]
-    optimizer = StackedAdam(
-        group.parameters(), rates, weight_decay=decay, decoupled_weight_decay=decoupled
-    )
+    stacked = stacked_optimizer(name, group.parameters(), rates, decay)
     states = [
         LoopState(best_weights=_copy(m.model) if settings.keep_best else None) for m in members
     ]
     for k, path in enumerate(paths):
         if resume and path is not None and os.path.lexists(path):
             states[k] = (
-                restore_state(path, members[k].model, adams[k], None, data_rngs[k]) or states[k]
+                restore_state(path, members[k].model, alone[k], None, data_rngs[k]) or states[k]
             )
-            optimizer.import_member(k, adams[k])
+            stacked.import_member(k, alone[k])
     group.read_members()
     training = [
         k for k, s in enumerate(states) if s.step < settings.steps and not _exhausted(settings, s)
@@ -159,7 +168,7 @@ def train_group(
         results = [
             train_loop(
                 m,
-                adam,
+                own,
                 settings,
                 data_rng=data_rngs[k],
                 eval_rng=eval_rngs[k],
@@ -167,16 +176,16 @@ def train_group(
                 resume=True,
                 on_step=None if on_step is None else partial(on_step, k),
             )
-            for k, (m, adam) in enumerate(zip(members, adams, strict=True))
+            for k, (m, own) in enumerate(zip(members, alone, strict=True))
         ]
         group.read_members()
         group.eval()
         return results
     run = _GroupRun(
-        members, group, settings, optimizer, adams, states, data_rngs, eval_rngs, paths, started
+        members, group, settings, stacked, alone, states, data_rngs, eval_rngs, paths, started
     )
     for k in set(range(count)) - set(training):
-        optimizer.freeze(k)
+        stacked.freeze(k)
     run.train(training, on_step)
     return run.finish(training)
 
@@ -188,8 +197,8 @@ class _GroupRun:
     members: Sequence[GroupSteps]
     group: GroupModel
     settings: LoopSettings
-    optimizer: StackedAdam
-    adams: list[torch.optim.Adam]
+    optimizer: Stacked
+    alone: list[torch.optim.Optimizer]
     states: list[LoopState]
     data_rngs: Sequence[np.random.Generator]
     eval_rngs: Sequence[Callable[[int], np.random.Generator]]
@@ -299,10 +308,10 @@ class _GroupRun:
         if path is None:
             return
         self._write_back()
-        self.optimizer.export_member(k, self.adams[k])
+        self.optimizer.export_member(k, self.alone[k])
         state = self.states[k]
         wall = state.wall_before + time.perf_counter() - self.started
-        save_state(path, state, wall, self.members[k].model, self.adams[k], None, self.data_rngs[k])
+        save_state(path, state, wall, self.members[k].model, self.alone[k], None, self.data_rngs[k])
 
     def _write_back(self) -> None:
         if not self.written_back:
@@ -336,65 +345,3 @@ def _stack_inputs(inputs: dict[int, Tensor], count: int) -> tuple[Tensor, dict[i
     for k, x in inputs.items():
         stacked[k, :, : x.shape[1]] = x
     return stacked, lengths
-
-
-def _check_arguments(
-    members: Sequence[GroupSteps],
-    group: GroupModel,
-    lrs: Sequence[float],
-    data_rngs: Sequence[np.random.Generator],
-    eval_rngs: Sequence[Callable[[int], np.random.Generator]],
-    checkpoints: Sequence[Path | None] | None,
-    schedule: Schedule | None,
-) -> int:
-    """The number of members; ValueError naming the first argument that does not fit."""
-    if schedule is not None:
-        raise ValueError(
-            "schedule: a group trains without a learning-rate schedule; "
-            "train a run with one alone, with train_loop"
-        )
-    count = len(members)
-    if count == 0:
-        raise ValueError("members: expected at least one run, got none")
-    per_member: dict[str, Sequence[object]] = {
-        "lrs": lrs,
-        "data_rngs": data_rngs,
-        "eval_rngs": eval_rngs,
-        "group.members": group.members,
-    }
-    if checkpoints is not None:
-        per_member["checkpoints"] = checkpoints
-    for name, values in per_member.items():
-        if len(values) != count:
-            raise ValueError(f"{name}: expected {count}, one per member, got {len(values)}")
-    for k, (steps, module) in enumerate(zip(members, group.members, strict=True)):
-        if [id(p) for p in steps.model.parameters()] != [id(p) for p in module.parameters()]:
-            # a model may wrap its member (buffers of its own), not add parameters
-            raise ValueError(f"members: member {k}'s model has not group.members[{k}]'s parameters")
-    for k, rng in enumerate(data_rngs):
-        check_generator(f"data_rngs[{k}]", rng)
-        if not callable(eval_rngs[k]):
-            raise ValueError(
-                f"eval_rngs[{k}]: expected a function of the step, got {eval_rngs[k]!r}"
-            )
-    _check_distinct("data_rngs", [id(r) for r in data_rngs])
-    if checkpoints is not None:
-        _check_distinct(
-            "checkpoints", [os.path.abspath(p) if p is not None else None for p in checkpoints]
-        )
-    stacked = [tuple(p.shape) for p in group.parameters()]
-    for k, steps in enumerate(members):
-        own = [(count, *p.shape) for p in steps.model.parameters()]
-        if own != stacked:
-            raise ValueError(
-                f"group: its parameters are of shapes {stacked}; member {k}'s, stacked, {own}"
-            )
-    return count
-
-
-def _check_distinct(name: str, values: list[Any]) -> None:
-    seen: dict[Any, int] = {}
-    for k, value in enumerate(values):
-        if value is not None and value in seen:
-            raise ValueError(f"{name}: members {seen[value]} and {k} share one")
-        seen.setdefault(value, k)

@@ -1,14 +1,11 @@
 """Adam over parameters stacked along a member dimension: K runs, one optimiser step.
 
-Runs that differ only in seed or learning rate train together as one model whose every
-parameter is stacked ``(K, *shape)``, slice ``k`` being member ``k``'s parameter. Each
-member must then move exactly as ``torch.optim.Adam`` (Kingma & Ba, 2015, Algorithm 1)
-or ``torch.optim.AdamW`` (Loshchilov & Hutter, 2019) would move it alone, with its own
-learning rate and its own step count. :class:`StackedAdam` runs the arithmetic of torch's
-single-tensor Adam (the one torch runs on the CPU; on a GPU torch runs a multi-tensor
-one, equal to rounding) with per-member step sizes and bias corrections, and hands a
-member's state to and from a ``torch.optim.Adam`` over that member's own parameters, so
-that a member's checkpoint is a single run's.
+Each member moves exactly as ``torch.optim.Adam`` (Kingma & Ba, 2015, Algorithm 1) or
+``torch.optim.AdamW`` (Loshchilov & Hutter, 2019) would move it alone, with its own
+learning rate and its own step count (``memrnn.training.stacked``). :class:`StackedAdam`
+runs the arithmetic of torch's single-tensor Adam (the one torch runs on the CPU; on a GPU
+torch runs a multi-tensor one, equal to rounding) with per-member step sizes and bias
+corrections.
 :func:`clip_grad_norm_per_member_` clips each member's gradient by its own global norm, as
 ``torch.nn.utils.clip_grad_norm_`` clips a run alone.
 """
@@ -21,23 +18,13 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from memrnn.validation import check_flag, check_float, check_int
+from memrnn.training.stacked import Stacked, members_view
+from memrnn.validation import check_flag, check_float
 
 Betas = tuple[float, float]
 
 
-def _scalar_dtype() -> torch.dtype:
-    """The dtype of ``torch.optim.Adam``'s step counts (float64 under a float64 default)."""
-    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
-
-
-def _members_view(values: Sequence[float], like: Tensor) -> Tensor:
-    """``values`` (one per member) as a tensor that broadcasts over ``like``'s slices."""
-    shape = (len(values),) + (1,) * (like.ndim - 1)
-    return torch.tensor(values, dtype=like.dtype, device=like.device).view(shape)
-
-
-class StackedAdam:
+class StackedAdam(Stacked):
     """Adam (Kingma & Ba, 2015) over ``(K, *shape)`` parameters, a learning rate per member.
 
     Member ``k``'s slices move exactly as ``torch.optim.Adam(lr=lrs[k], betas=betas,
@@ -65,6 +52,8 @@ class StackedAdam:
             ``lrs`` not K rates >= 0; a bad ``weight_decay``, ``betas`` or ``eps``.
     """
 
+    name = "adam"
+
     def __init__(
         self,
         params: Iterable[Tensor],
@@ -75,20 +64,7 @@ class StackedAdam:
         eps: float = 1e-8,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        self.params = tuple(params)
-        if not self.params:
-            raise ValueError("params: expected at least one stacked parameter, got none")
-        sizes = {p.shape[0] if p.ndim else 0 for p in self.params}
-        if len(sizes) != 1 or 0 in sizes:
-            raise ValueError(f"params: expected a common leading (member) size, got {sizes}")
-        self.members = sizes.pop()
-        rates = lrs.tolist() if isinstance(lrs, Tensor) else list(lrs)
-        if len(rates) != self.members:
-            raise ValueError(
-                f"lrs: expected {self.members} rates, one per member, got {len(rates)}"
-            )
-        self._lrs = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(rates)]
-        self.weight_decay = check_float("weight_decay", weight_decay, 0.0)
+        super().__init__(params, lrs, weight_decay)
         if len(betas) != 2:
             raise ValueError(f"betas: expected two decay rates, got {betas!r}")
         self.betas = (
@@ -97,54 +73,24 @@ class StackedAdam:
         )
         self.eps = check_float("eps", eps, above=0.0)
         self.decoupled = check_flag("decoupled_weight_decay", decoupled_weight_decay)
-        self._frozen = [False] * self.members
-        # the members' step counts of each parameter, as floats (torch keeps them as such)
-        self._steps = [[0.0] * self.members for _ in self.params]
-        self._exp_avg = [
-            torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params
-        ]
-        self._exp_avg_sq = [
-            torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params
-        ]
-
-    @property
-    def lrs(self) -> tuple[float, ...]:
-        """The members' learning rates."""
-        return tuple(self._lrs)
-
-    @property
-    def frozen(self) -> tuple[bool, ...]:
-        """Which members :meth:`freeze` has frozen."""
-        return tuple(self._frozen)
-
-    def freeze(self, member: int) -> None:
-        """Stop ``member``: from now on its parameters, moments and step counts stay."""
-        self._frozen[self._member(member)] = True
-
-    def zero_grad(self) -> None:
-        """Set the stacked parameters' gradients to None."""
-        for p in self.params:
-            p.grad = None
+        self._buffers("exp_avg", "exp_avg_sq")
 
     @torch.no_grad()
     def step(self) -> None:
         """One Adam step of every member that is not frozen."""
-        frozen = [k for k, f in enumerate(self._frozen) if f]
-        if len(frozen) == self.members:
+        if all(self._frozen):
             return
         beta1, beta2 = self.betas
         factors: dict[tuple[object, ...], tuple[Tensor, Tensor, Tensor]] = {}
         for i, p in enumerate(self.params):
             if p.grad is None:
                 continue
-            steps = self._steps[i]
-            for k in range(self.members):
-                steps[k] += 0.0 if self._frozen[k] else 1.0
+            frozen, steps = self._moving(i), self._steps[i]
             key = (tuple(steps), p.dtype, p.device, p.ndim)
             if key not in factors:
                 factors[key] = self._factors(steps, p)
             neg_step_size, bias2_sqrt, shrink = factors[key]
-            exp_avg, exp_avg_sq = self._exp_avg[i], self._exp_avg_sq[i]
+            exp_avg, exp_avg_sq = self._state["exp_avg"][i], self._state["exp_avg_sq"][i]
             kept = (exp_avg[frozen], exp_avg_sq[frozen]) if frozen else None  # copies
             grad = p.grad
             if self.weight_decay != 0 and self.decoupled:
@@ -173,61 +119,10 @@ class StackedAdam:
                 neg.append(-(self._lrs[k] / (1 - beta1**t)))
                 root.append((1 - beta2**t) ** 0.5)
                 shrink.append(1 - self._lrs[k] * self.weight_decay)
-        return _members_view(neg, like), _members_view(root, like), _members_view(shrink, like)
+        return members_view(neg, like), members_view(root, like), members_view(shrink, like)
 
-    def export_member(self, member: int, adam: torch.optim.Adam) -> None:
-        """Put ``member``'s state into ``adam``, an Adam over that member's own
-        parameters (in the order of the stacked ones), as if ``adam`` had made the
-        member's steps: moments, step counts and learning rate.
-
-        Raises:
-            ValueError: ``adam`` does not fit (other parameters or settings).
-        """
-        k = self._member(member)
-        self._fit(adam)
-        saved = adam.state_dict()
-        saved["param_groups"][0]["lr"] = self._lrs[k]
-        saved["state"] = {
-            i: {
-                "step": torch.tensor(self._steps[i][k], dtype=_scalar_dtype()),
-                "exp_avg": self._exp_avg[i][k].clone(),
-                "exp_avg_sq": self._exp_avg_sq[i][k].clone(),
-            }
-            for i in range(len(self.params))
-            if self._steps[i][k] > 0  # torch holds no state for a parameter never stepped
-        }
-        adam.load_state_dict(saved)
-
-    @torch.no_grad()
-    def import_member(self, member: int, adam: torch.optim.Adam) -> None:
-        """Set ``member``'s state (moments, step counts, learning rate) from ``adam``, an
-        Adam over that member's own parameters, such as one restored from a run's
-        checkpoint.
-
-        Raises:
-            ValueError: ``adam`` does not fit (other parameters or settings).
-        """
-        k = self._member(member)
-        group = self._fit(adam)
-        self._lrs[k] = check_float("lr", group["lr"], 0.0)
-        for i, q in enumerate(group["params"]):
-            state = adam.state.get(q, {})
-            if state:
-                self._steps[i][k] = float(state["step"])
-                self._exp_avg[i][k].copy_(state["exp_avg"])
-                self._exp_avg_sq[i][k].copy_(state["exp_avg_sq"])
-            else:
-                self._steps[i][k] = 0.0
-                self._exp_avg[i][k].zero_()
-                self._exp_avg_sq[i][k].zero_()
-
-    def _fit(self, adam: torch.optim.Adam) -> dict[str, Any]:
-        """``adam``'s one parameter group; ValueError unless it holds a member's
-        parameters and this optimiser's settings."""
-        if not isinstance(adam, torch.optim.Adam) or len(adam.param_groups) != 1:
-            raise ValueError("adam: expected a torch.optim.Adam with one parameter group")
-        group = adam.param_groups[0]
-        ours = {
+    def _fit(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        settings = {
             "betas": self.betas,
             "eps": self.eps,
             "weight_decay": self.weight_decay,
@@ -235,20 +130,7 @@ class StackedAdam:
             "maximize": False,
             "decoupled_weight_decay": self.decoupled,
         }
-        for name, value in ours.items():
-            theirs = tuple(group[name]) if name == "betas" else group.get(name, False)
-            if theirs != value:
-                raise ValueError(
-                    f"adam: its {name} is {theirs!r}, the stacked optimiser's {value!r}"
-                )
-        shapes = [tuple(q.shape) for q in group["params"]]
-        wanted = [tuple(p.shape[1:]) for p in self.params]
-        if shapes != wanted:
-            raise ValueError(f"adam: its parameters are of shapes {shapes}, a member's {wanted}")
-        return group
-
-    def _member(self, member: int) -> int:
-        return check_int("member", member, 0, self.members - 1)
+        return self._fit_to(optimizer, torch.optim.Adam, settings)
 
 
 @torch.no_grad()

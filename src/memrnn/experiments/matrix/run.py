@@ -29,7 +29,8 @@ from memrnn.experiments.matrix.scoring import (
 from memrnn.models.grouped import Grouped, groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
-from memrnn.training import LoopResult, train_group, train_loop
+from memrnn.training import GROUPED, LoopResult, train_group, train_loop
+from memrnn.validation import check_choice
 
 _DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
@@ -151,7 +152,7 @@ def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -
         configs[0].loop_settings(),
         lrs=[c.lr for c in configs],
         weight_decay=configs[0].weight_decay,
-        decoupled_weight_decay=configs[0].optimizer == "adamw",
+        optimizer=check_choice("optimizer", configs[0].optimizer, GROUPED),
         data_rngs=[np.random.default_rng([c.seed, _DATA]) for c in configs],
         eval_rngs=[_eval_rng(c.seed) for c in configs],
         checkpoints=[context.checkpoint for context in contexts],

@@ -1,0 +1,80 @@
+"""The arguments of :func:`~memrnn.training.train_group`, checked before anything runs:
+one of each per member, distinct generators and checkpoints, and stacked parameters that
+are the members' own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memrnn.validation import check_generator
+
+if TYPE_CHECKING:
+    from memrnn.training.group import GroupModel, GroupSteps
+    from memrnn.training.state import Schedule
+
+
+def check_group_arguments(
+    members: Sequence[GroupSteps],
+    group: GroupModel,
+    lrs: Sequence[float],
+    data_rngs: Sequence[np.random.Generator],
+    eval_rngs: Sequence[Callable[[int], np.random.Generator]],
+    checkpoints: Sequence[Path | None] | None,
+    schedule: Schedule | None,
+) -> int:
+    """The number of members; ValueError naming the first argument that does not fit."""
+    if schedule is not None:
+        raise ValueError(
+            "schedule: a group trains without a learning-rate schedule; "
+            "train a run with one alone, with train_loop"
+        )
+    count = len(members)
+    if count == 0:
+        raise ValueError("members: expected at least one run, got none")
+    per_member: dict[str, Sequence[object]] = {
+        "lrs": lrs,
+        "data_rngs": data_rngs,
+        "eval_rngs": eval_rngs,
+        "group.members": group.members,
+    }
+    if checkpoints is not None:
+        per_member["checkpoints"] = checkpoints
+    for name, values in per_member.items():
+        if len(values) != count:
+            raise ValueError(f"{name}: expected {count}, one per member, got {len(values)}")
+    for k, (steps, module) in enumerate(zip(members, group.members, strict=True)):
+        if [id(p) for p in steps.model.parameters()] != [id(p) for p in module.parameters()]:
+            # a model may wrap its member (buffers of its own), not add parameters
+            raise ValueError(f"members: member {k}'s model has not group.members[{k}]'s parameters")
+    for k, rng in enumerate(data_rngs):
+        check_generator(f"data_rngs[{k}]", rng)
+        if not callable(eval_rngs[k]):
+            raise ValueError(
+                f"eval_rngs[{k}]: expected a function of the step, got {eval_rngs[k]!r}"
+            )
+    _check_distinct("data_rngs", [id(r) for r in data_rngs])
+    if checkpoints is not None:
+        _check_distinct(
+            "checkpoints", [os.path.abspath(p) if p is not None else None for p in checkpoints]
+        )
+    stacked = [tuple(p.shape) for p in group.parameters()]
+    for k, steps in enumerate(members):
+        own = [(count, *p.shape) for p in steps.model.parameters()]
+        if own != stacked:
+            raise ValueError(
+                f"group: its parameters are of shapes {stacked}; member {k}'s, stacked, {own}"
+            )
+    return count
+
+
+def _check_distinct(name: str, values: list[Any]) -> None:
+    seen: dict[Any, int] = {}
+    for k, value in enumerate(values):
+        if value is not None and value in seen:
+            raise ValueError(f"{name}: members {seen[value]} and {k} share one")
+        seen.setdefault(value, k)
