@@ -10,7 +10,11 @@ RMSProp), the median of ``--steps`` timed steps after a warm-up. Each evaluation
 lengths); one test-length decode is timed and counted three times per evaluation. The
 projection sums, over the grid's runs (5 tasks x 5 learning rates per model and size),
 the profile's steps times the step time plus its evaluations times their time, with the
-mean over the tasks timed.
+mean over the tasks timed. The memory models' runs that differ only in learning rate
+train as one group (``memrnn.training.train_group`` with the stacked RMSProp, as
+``memrnn reproduce`` trains them): their group step is timed too (``--group``, the median
+interval between steps of five members, the paper's five rates), and the second
+projection counts each group's steps once.
 
     python benchmarks/grefenstette_paper.py                  # CPU
     python benchmarks/grefenstette_paper.py --device cuda
@@ -19,17 +23,21 @@ mean over the tasks timed.
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import torch
 
 from memrnn.experiments.grefenstette2015.config import Grefenstette2015Config
-from memrnn.experiments.grefenstette2015.paper import PAPER_SETTINGS
+from memrnn.experiments.grefenstette2015.paper import PAPER_LRS, PAPER_SETTINGS
 from memrnn.experiments.grefenstette2015.profiles import PROFILES
 from memrnn.experiments.grefenstette2015.run import TransductionRun
+from memrnn.models.grouped import Grouped
+from memrnn.training import LoopSettings, StepReport, train_group
 
 
 def _sync(device: torch.device) -> None:
@@ -65,6 +73,37 @@ def step_and_decode_seconds(
     return statistics.median(times), decode
 
 
+def group_step_seconds(
+    config: Grefenstette2015Config, device: torch.device, lrs: list[float], steps: int
+) -> float:
+    """The median time of one step of ``len(lrs)`` runs of ``config`` at those learning
+    rates trained as one group (their evaluation after the last step left out)."""
+    runs = []
+    for lr in lrs:
+        torch.manual_seed(config.seed)
+        # one decode of a few sequences after the last step: not timed
+        runs.append(TransductionRun(replace(config, lr=lr, eval_size=2), device))
+    stamps: list[float] = []
+
+    def stamp(member: int, report: StepReport) -> None:
+        if member == 0:
+            _sync(device)
+            stamps.append(time.perf_counter())
+
+    train_group(
+        runs, Grouped([run.network for run in runs]),
+        LoopSettings(steps=steps + 4, clip=config.clip, monitor="train_coarse",
+                     monitor_mode="max"),
+        lrs=lrs, weight_decay=config.weight_decay, optimizer="rmsprop",
+        data_rngs=[np.random.default_rng(k) for k in range(len(lrs))],
+        eval_rngs=[lambda step: np.random.default_rng(step) for _ in lrs],
+        on_step=stamp,
+    )  # fmt: skip
+    # from the fourth step on; the last interval holds the evaluation after training
+    intervals = [b - a for a, b in itertools.pairwise(stamps[3:-1])]
+    return statistics.median(intervals)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cpu")
@@ -72,6 +111,9 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=["reversal", "conjugation"])
     parser.add_argument(
         "--eval-size", type=int, help="sequences per decode (default: the paper's 1,000)"
+    )
+    parser.add_argument(
+        "--no-group", action="store_true", help="leave out the groups' step (memory models)"
     )
     args = parser.parse_args()
     device = torch.device(args.device)
@@ -84,10 +126,11 @@ def main() -> None:
     print(f"device: {name}, torch {torch.__version__}, threads {torch.get_num_threads()}")
     print(f"paper profile: {len(points)} runs of {total_steps:,} steps, {evaluations} "
           f"evaluations each")  # fmt: skip
-    print(f"{'model':<16}{'runs':>6}{'step ms':>10}{'decode s':>10}{unit:>10}")
-    projected = 0.0
+    print(f"{'model':<16}{'runs':>6}{'step ms':>10}{'decode s':>10}{unit:>10}"
+          f"{'group ms':>10}{unit + ' grouped':>16}")  # fmt: skip
+    projected = grouped = 0.0
     for (model, layers, hidden), count in sorted(runs.items()):
-        steps, decodes = [], []
+        steps, decodes, groups = [], [], []
         for task in args.tasks:
             settings = {**PAPER_SETTINGS, "task": task, "model": model, "layers": layers,
                         "hidden": hidden, "lr": 1e-3, "seed": 0}  # fmt: skip
@@ -98,13 +141,27 @@ def main() -> None:
             )
             steps.append(step)
             decodes.append(decode * PAPER_SETTINGS["eval_size"] / settings["eval_size"])
+            if model != "lstm" and not args.no_group:  # nn.LSTM does not stack
+                config = Grefenstette2015Config(**settings)
+                groups.append(group_step_seconds(config, device, list(PAPER_LRS), args.steps))
         step, decode = statistics.mean(steps), statistics.mean(decodes)
-        hours = count * (total_steps * step + evaluations * 3 * decode) / 3600
+        evaluating = count * evaluations * 3 * decode
+        hours = (count * total_steps * step + evaluating) / 3600
         projected += hours
+        if groups:  # a group of len(PAPER_LRS) runs steps once for all of them
+            group = statistics.mean(groups)
+            as_groups = (count // len(PAPER_LRS) * total_steps * group + evaluating) / 3600
+            cells = f"{group * 1e3:>10.1f}{as_groups:>16,.1f}"
+        else:
+            as_groups, cells = hours, f"{'-':>10}{hours:>16,.1f}"
+        grouped += as_groups
         label = f"{model} x{layers}" if model == "lstm" else model
         print(f"{label + f' h{hidden}':<16}{count:>6}{step * 1e3:>10.1f}{decode:>10.2f}"
-              f"{hours:>10,.1f}", flush=True)  # fmt: skip
+              f"{hours:>10,.1f}{cells}", flush=True)  # fmt: skip
     print(f"projected, one run at a time: {projected:,.0f} {unit}")
+    if not args.no_group:
+        print(f"projected, the memory models' rates as groups of {len(PAPER_LRS)}: "
+              f"{grouped:,.0f} {unit}")  # fmt: skip
 
 
 if __name__ == "__main__":
