@@ -84,6 +84,17 @@ def test_defaults_are_small_and_options_override_them() -> None:
         build_model("gru", 7, 0)
 
 
+def test_an_option_the_model_does_not_take_is_named_with_those_it_takes() -> None:
+    with pytest.raises(
+        ValueError,
+        match="memory_width: 'deep_lstm' takes no such option; its options are "
+        "embedding, hidden_size, layers",
+    ):
+        build_model("deep_lstm", 7, 4, memory_width=16)
+    with pytest.raises(ValueError, match="its options are bottom_push_bias, embedding, "):
+        build_model("stack_lstm", 7, 4, hiden_size=8)  # memory is fixed: not offered
+
+
 def test_register_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry_module, "_REGISTRY", dict(registry_module._REGISTRY))
     entry = register_model("small_gru", GRUNetwork, defaults={"hidden_size": 2})

@@ -21,6 +21,7 @@ Every registered model follows one calling convention:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -118,7 +119,26 @@ def build_model(name: str, input_size: int, output_size: int, **options: Any) ->
     for key, value in entry.fixed.items():
         if key in options:
             raise ValueError(f"{key}: {name!r} stands for {key}={value!r}, got {options[key]!r}")
+    taken = _options(entry.model)
+    unknown = sorted(set(options) - taken) if taken is not None else []
+    if taken is not None and unknown:
+        raise ValueError(
+            f"{unknown[0]}: {name!r} takes no such option; its options are "
+            f"{', '.join(sorted(taken - set(entry.fixed)))}"
+        )
     return entry.model(input_size, output_size, **{**entry.defaults, **entry.fixed, **options})
+
+
+def _options(model: Callable[..., nn.Module]) -> set[str] | None:
+    """The keyword options ``model`` takes after its two sizes, or None where it takes
+    any (``**kwargs``) or its signature cannot be read."""
+    try:
+        parameters = list(inspect.signature(model).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters[2:] if p.kind is not inspect.Parameter.VAR_POSITIONAL}
 
 
 def build_model_for(name: str, task: Task, **options: Any) -> nn.Module:
