@@ -12,7 +12,8 @@ with malloc set as the runner's processes set it (``memrnn.runner.allocator``).
     python benchmarks/batched_runs.py                     # N in 1 4 16, CPU
     python benchmarks/batched_runs.py --device cuda       # on a GPU
     python benchmarks/batched_runs.py --device cuda --runs 1 8 32 128 --hidden 256 \
-        --embedding 64 --memory-width 256 --batch 10 --train-max 64     # T up to 130
+        --embedding 64 --memory-width 256 --batch 10 --train-max 64 \
+        --alone-max 8                                                   # T up to 130
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
     parser.add_argument(
+        "--alone-max", type=int, default=0,
+        help="time at most this many runs one after another and scale to N (0: all N)",
+    )  # fmt: skip
+    parser.add_argument(
         "--default-malloc", action="store_true",
         help="leave glibc's malloc as it is (the runner's processes keep freed memory)",
     )  # fmt: skip
@@ -122,7 +127,10 @@ def main() -> None:
           f"{'batched run-steps/s':>20} {'ratio':>6}")  # fmt: skip
     batched(_members(2, args, device), 3, device)  # warm-up: first calls allocate and load
     for n in args.runs:
-        alone = one_after_another(_members(n, args, device), args.steps, device)
+        # runs alone do not share anything: the first ``--alone-max`` of them give the
+        # time of all n, in proportion
+        timed = min(n, args.alone_max) if args.alone_max else n
+        alone = one_after_another(_members(timed, args, device), args.steps, device) * n / timed
         together = batched(_members(n, args, device), args.steps, device)
         work = n * args.steps
         print(f"{n:>4} {alone:>9.2f} {together:>10.2f} {work / alone:>18.1f} "
