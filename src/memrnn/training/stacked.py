@@ -202,6 +202,7 @@ def stacked_optimizer(
 ) -> Stacked:
     """The optimiser over stacked ``params`` that moves each member as
     ``member_optimizer(name, ...)`` moves it alone."""
+    # imported here: both subclass ``Stacked`` and so import this module
     from memrnn.training.stacked_adam import StackedAdam
     from memrnn.training.stacked_rmsprop import StackedRMSprop
 
