@@ -18,11 +18,10 @@ import torch
 from torch import nn
 
 from memrnn.training import GROUPED, LoopSettings
+from memrnn.training.stacked import member_optimizer
 from memrnn.validation import check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
-# the optimisers that many runs trained as one can share (``memrnn.training.stacked``)
-GROUPED_OPTIMIZERS: tuple[Optimizer, ...] = GROUPED
 MonitorMode = Literal["min", "max"]
 _DEVICE = re.compile(r"auto|cpu|cuda(:[0-9]+)?")
 
@@ -95,7 +94,7 @@ class TrainConfig:
         """The config with its seed and learning rate blanked: runs whose keys are equal
         differ in nothing else, and may train as one batched model if their model stacks
         (``Experiment.group_key``). None where the optimiser does not stack."""
-        if self.optimizer not in GROUPED_OPTIMIZERS:
+        if self.optimizer not in GROUPED:  # (``memrnn.training.stacked``)
             return None
         return dataclasses.replace(self, seed=0, lr=0.0)
 
@@ -153,10 +152,6 @@ class TrainConfig:
 def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
     """The optimiser ``config`` names, with its learning rate and weight decay."""
     lr, decay = config.lr, config.weight_decay
-    if config.optimizer == "adam":
-        return torch.optim.Adam(params, lr=lr, weight_decay=decay)
-    if config.optimizer == "adamw":
-        return torch.optim.AdamW(params, lr=lr, weight_decay=decay)
-    if config.optimizer == "rmsprop":
-        return torch.optim.RMSprop(params, lr=lr, weight_decay=decay)
+    if config.optimizer in GROUPED:  # those that also train as groups
+        return member_optimizer(config.optimizer, params, lr, decay)
     return torch.optim.SGD(params, lr=lr, weight_decay=decay)

@@ -24,7 +24,7 @@ from memrnn.experiments.base import (
     Trainable,
     TrainedExperiment,
 )
-from memrnn.experiments.config import GROUPED_OPTIMIZERS, TrainConfig
+from memrnn.experiments.config import TrainConfig
 from memrnn.models.grouped import Grouped
 from memrnn.runner.train import check_config, data_rng, eval_rng, run_context, trained_output
 from memrnn.training import GROUPED, GroupSteps, train_group
@@ -81,9 +81,9 @@ def train_runs(
     """Train runs of ``experiment`` that differ only in seed or learning rate as one
     batched model, each resuming from its checkpoint where it has one."""
     optimizers = {config.optimizer for config in configs}
-    if len(optimizers) != 1 or not optimizers <= set(GROUPED_OPTIMIZERS):
+    if len(optimizers) != 1 or not optimizers <= set(GROUPED):
         raise ValueError(
-            f"optimizer: runs train as a group with one of {', '.join(GROUPED_OPTIMIZERS)}, "
+            f"optimizer: runs train as a group with one of {', '.join(GROUPED)}, "
             f"got {', '.join(sorted(optimizers))}"
         )
     started = time.perf_counter()

@@ -13,7 +13,7 @@ and :func:`member_optimizer` make the pair for an optimiser's name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import torch
@@ -23,6 +23,11 @@ from memrnn.validation import check_choice, check_float, check_int
 
 GroupedOptimizer = Literal["adam", "adamw", "rmsprop"]
 GROUPED: tuple[GroupedOptimizer, ...] = ("adam", "adamw", "rmsprop")
+_SINGLE_RUN: dict[str, Callable[..., torch.optim.Optimizer]] = {
+    "adam": torch.optim.Adam,
+    "adamw": torch.optim.AdamW,
+    "rmsprop": torch.optim.RMSprop,
+}
 
 
 def scalar_dtype() -> torch.dtype:
@@ -171,7 +176,8 @@ class Stacked(ABC):
             )
         group = optimizer.param_groups[0]
         for name, value in settings.items():
-            theirs = tuple(group[name]) if name == "betas" else group.get(name, False)
+            theirs = group.get(name, False)
+            theirs = tuple(theirs) if isinstance(theirs, list) else theirs  # betas
             if theirs != value:
                 raise ValueError(
                     f"{self.name}: its {name} is {theirs!r}, the stacked optimiser's {value!r}"
@@ -191,9 +197,9 @@ class Stacked(ABC):
 def member_optimizer(
     name: GroupedOptimizer, params: Iterable[Tensor], lr: float, weight_decay: float
 ) -> torch.optim.Optimizer:
-    """The torch optimiser a member trained alone would have (``make_optimizer``'s)."""
-    check_choice("optimizer", name, GROUPED)
-    kind = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW}.get(name, torch.optim.RMSprop)
+    """The torch optimiser ``name`` with one learning rate: a run's alone, and so each
+    member's (``memrnn.experiments.config.make_optimizer`` makes a run's with it)."""
+    kind = _SINGLE_RUN[check_choice("optimizer", name, GROUPED)]
     return kind(params, lr=lr, weight_decay=weight_decay)
 
 
