@@ -123,7 +123,7 @@ class BackwardSteps:
         n = grad_s.shape[1]
         self.ends = layout.ends
         # the end each step's two sums run from, in the order the tensors are kept
-        self.from_ends = [_mirrored(end) if rev else end for end in map(_mirrored, layout.ends)]
+        self.from_ends = sum_ends(layout)
         self.grad = grad_s
         self.masks = [  # by mask, end, then step, as the weights of ``ForwardSteps``
             [m.unbind(0) for m in x.unbind(1)]
@@ -160,6 +160,13 @@ class BackwardSteps:
             torch.sub(g, reach, out=grad)
             grad += self.sums.inclusive_of(reach, self.from_ends[e])
         return grad
+
+
+def sum_ends(layout: Layout) -> list[End]:
+    """For each end of ``layout`` (top first), the end from which ``BackwardSteps``'s sums
+    over rows run, in the row order it keeps."""
+    rev = reversed_rows(layout)
+    return [_mirrored(end) if rev else end for end in map(_mirrored, layout.ends)]
 
 
 def reversed_rows(layout: Layout) -> bool:

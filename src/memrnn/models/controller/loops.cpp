@@ -1,0 +1,269 @@
+// The time loops of memrnn.models.controller.fused, compiled (see native.py).
+//
+// Each loop makes the same ATen calls, on the same tensors and in the same order, as the
+// Python loop it replaces, so the numbers are the same bit for bit; what goes is the
+// interpreter's few microseconds per operation, which at the paper's sizes are about a
+// fifth of a training step. The Python loops in fused.py and steps.py stay the
+// reference, and the fallback where this file cannot be compiled.
+
+#include <torch/extension.h>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+using at::Tensor;
+using Lines = std::vector<std::pair<int64_t, int64_t>>;
+using Maybe = std::optional<Tensor>;  // None in Python: a tensor the model does not have
+
+namespace {
+
+Tensor given(const Maybe& x) { return x.has_value() ? *x : Tensor(); }
+
+// ATen's out= functions take the output as Tensor&; the tensor handles here are const
+// (and views are temporaries), while the data they point to is what gets written.
+Tensor& into(const Tensor& x) { return const_cast<Tensor&>(x); }
+
+// products.py, for one controller (k == 0) or k members of one shape.
+
+void addmm_into(const Tensor& out, const Tensor& add, const Tensor& x, const Tensor& w,
+               int64_t k) {
+  if (k == 0) {
+    at::addmm_out(into(out), add, x, w);
+    return;
+  }
+  at::baddbmm_out(into(out.view({k, -1, w.size(2)})), add.view({k, -1, add.size(-1)}),
+                  x.view({k, -1, x.size(-1)}), w);
+}
+
+Tensor mm(const Tensor& x, const Tensor& w, int64_t k) {
+  if (k == 0) return at::matmul(x, w);
+  return at::bmm(x.view({k, -1, x.size(-1)}), w).flatten(0, 1);
+}
+
+Tensor addmm(const Tensor& add, const Tensor& x, const Tensor& w, int64_t k) {
+  if (k == 0) return at::addmm(add, x, w);
+  return at::baddbmm(add.view({k, -1, add.size(-1)}), x.view({k, -1, x.size(-1)}), w)
+      .flatten(0, 1);
+}
+
+void addmm_inplace(const Tensor& acc, const Tensor& x, const Tensor& w, int64_t k) {
+  if (k == 0) {
+    acc.addmm_(x, w);
+    return;
+  }
+  acc.view({k, -1, acc.size(-1)}).baddbmm_(x.view({k, -1, x.size(-1)}), w);
+}
+
+void read(const Tensor& w, const Tensor& values, int64_t k, const Tensor& out) {
+  if (k == 0) {
+    out.copy_(at::bmm(w.transpose(0, 1), values).flatten(1));
+    return;
+  }
+  const int64_t m = values.size(2);
+  for (int64_t end = 0; end < w.size(0); ++end) {
+    at::sum_out(into(out.slice(1, end * m, (end + 1) * m)), values * w[end].unsqueeze(-1), {1});
+  }
+}
+
+void add_read_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, int64_t k) {
+  if (k == 0) {
+    d_values.baddbmm_(w.permute({1, 2, 0}), d_r);
+    return;
+  }
+  for (int64_t end = 0; end < w.size(0); ++end) {
+    d_values.addcmul_(w[end].unsqueeze(-1), d_r.select(1, end).unsqueeze(1));
+  }
+}
+
+// steps.py's _Sums: sums over rows into buffers made once, each (B, n).
+struct Sums {
+  Tensor low, high, inclusive_out;
+
+  explicit Sums(const Tensor& like)
+      : low(at::zeros_like(like)), high(at::zeros_like(like)),
+        inclusive_out(at::empty_like(like)) {}
+
+  const Tensor& beyond_of(const Tensor& x, bool high_end) {
+    const int64_t n = x.size(1);
+    if (!high_end) {
+      at::cumsum_out(into(low.slice(1, 1)), x.slice(1, 0, n - 1), -1);
+      return low;
+    }
+    high.slice(1, 0, n - 1).copy_(x.slice(1, 1).flip(-1).cumsum(-1).flip(-1));
+    return high;
+  }
+
+  const Tensor& inclusive_of(const Tensor& x, bool high_end) {
+    if (!high_end) return at::cumsum_out(into(inclusive_out), x, -1);
+    return inclusive_out.copy_(x.flip(-1).cumsum(-1).flip(-1));
+  }
+};
+
+}  // namespace
+
+// fused.forward's loop over t, with steps.ForwardSteps for the memory. Tensors a model
+// does not have (an Elman cell's c, a run without an o' layer or gate noise) are
+// undefined; every other argument is the Python loop's tensor of the same name.
+void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
+                  const Maybe& cells_, const Maybe& tanh_c_, const Maybe& p_all_,
+                  const Tensor& q_all, const Tensor& strengths, const Tensor& weights,
+                  const Tensor& values, const Tensor& w_rec_t, const Maybe& w_p_t_,
+                  const Maybe& b_p_, const Tensor& w_q_t, const Tensor& b_q,
+                  const Maybe& noise_, int64_t hid, int64_t m, int64_t k,
+                  const std::vector<bool>& ends_high, const Lines& push_lines,
+                  const Lines& windows) {
+  const Tensor cells = given(cells_), tanh_c = given(tanh_c_), p_all = given(p_all_);
+  const Tensor w_p_t = given(w_p_t_), b_p = given(b_p_), noise = given(noise_);
+  const int64_t steps = xw_t.size(0), batch = xw_t.size(1);
+  const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
+  const bool lstm = cells.defined();
+  const Tensor hs = rh.slice(0, 1).slice(2, em);
+  Sums sums(strengths[0]);
+  const Tensor reach = at::empty_like(strengths[0]), mid = at::empty_like(strengths[0]);
+  const Tensor room = at::empty_like(strengths[0]), one = strengths.new_ones({});
+  Tensor z, fc;
+  if (lstm) {
+    z = rh.new_empty({batch, acts.size(-1)});
+    fc = rh.new_empty({batch, hid});
+  }
+  for (int64_t t = 0; t < steps; ++t) {
+    const Tensor h = hs[t];
+    if (lstm) {
+      const Tensor a = acts[t];
+      addmm_into(z, xw_t[t], rh[t], w_rec_t, k);
+      at::sigmoid_out(into(a), z);
+      at::tanh_out(into(a.slice(1, 2 * hid, 3 * hid)), z.slice(1, 2 * hid, 3 * hid));
+      at::mul_out(into(fc), a.slice(1, hid, 2 * hid), cells[t]);
+      const Tensor c = cells[t + 1];
+      at::addcmul_out(into(c), fc, a.slice(1, 0, hid), a.slice(1, 2 * hid, 3 * hid));
+      at::mul_out(into(h), a.slice(1, 3 * hid, 4 * hid), at::tanh_out(into(tanh_c[t]), c));
+    } else {
+      at::tanh_out(into(h), addmm(xw_t[t], rh[t], w_rec_t, k));
+    }
+    Tensor p = h;
+    if (w_p_t.defined()) {
+      p = p_all[t];
+      at::tanh_out(into(p), addmm(b_p, h, w_p_t, k));
+    }
+    const Tensor q = q_all[t];
+    addmm_into(q, b_q, p, w_q_t, k);
+    q.slice(1, 0, em).tanh_();
+    const Tensor gates = q.slice(1, em);
+    if (noise.defined()) gates.add_(noise.select(1, t));
+    gates.sigmoid_();
+
+    // The memory: pop each end (top first), push, then the read weights of each end.
+    Tensor s = strengths[t];
+    const Tensor s_out = strengths[t + 1];
+    for (int64_t end = 0; end < e; ++end) {
+      const Tensor pop = q.slice(1, em + e + end, em + e + end + 1);
+      at::sub_out(into(reach), pop, sums.beyond_of(s, ends_high[end])).relu_();
+      const Tensor next = end == e - 1 ? s_out : mid;
+      at::sub_out(into(next), s, reach).relu_();
+      s = next;
+    }
+    for (int64_t end = 0; end < e; ++end) {
+      const int64_t row = push_lines[end].first + push_lines[end].second * t;
+      s_out.select(1, row).copy_(q.select(1, em + end));
+    }
+    for (int64_t end = 0; end < e; ++end) {
+      at::sub_out(into(room), one, sums.beyond_of(s_out, ends_high[end])).relu_();
+      at::minimum_out(into(weights[t][end]), s_out, room);
+    }
+    for (int64_t end = 0; end < e; ++end) {
+      const int64_t row = push_lines[end].first + push_lines[end].second * t;
+      values.select(1, row).copy_(q.slice(1, end * m, (end + 1) * m));
+    }
+    const int64_t lo = windows[t].first, hi = windows[t].second;
+    read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo), k,
+         rh[t + 1].slice(1, 0, em));
+  }
+}
+
+// fused.backward's loop over t, from the last step, with steps.BackwardSteps for the
+// memory. The memory's row-indexed tensors (d_s, d_values, weights_b, the masks) are in
+// the order BackwardSteps keeps them (rows reversed where ``reversed`` says so). Returns
+// (d_s, d_r, d_h): the tensors the Python loop leaves in those names.
+std::vector<Tensor> backward_loop(
+    const Tensor& d_s_in, const Tensor& d_r_in, const Tensor& d_h_in, const Maybe& d_c_,
+    const Tensor& d_values, const Tensor& values_t, const Tensor& weights_b,
+    const Tensor& read_pos, const Tensor& read_over, const Tensor& pop_keep,
+    const Tensor& pop_take, const Tensor& d_q, const Tensor& q_slope, const Maybe& grad_p_,
+    const Maybe& grad_gates_, const Tensor& w_q, const Maybe& w_p_, const Maybe& p_slope_,
+    const Maybe& d_pre_, const Tensor& d_z, const Tensor& slope, const Maybe& o_tanh_,
+    const Maybe& tanh_c_, const Maybe& gci_, const Maybe& f_, const Tensor& w_rec,
+    int64_t hid, int64_t m, int64_t k, bool reversed, const std::vector<bool>& ends_high,
+    const std::vector<bool>& from_high, const Lines& push_lines) {
+  const Tensor d_c = given(d_c_), grad_p = given(grad_p_), grad_gates = given(grad_gates_);
+  const Tensor w_p = given(w_p_), p_slope = given(p_slope_), d_pre = given(d_pre_);
+  const Tensor o_tanh = given(o_tanh_), tanh_c = given(tanh_c_), gci = given(gci_);
+  const Tensor f = given(f_);
+  const int64_t steps = d_q.size(0), n = d_s_in.size(1);
+  const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
+  Tensor d_s = d_s_in, d_r = d_r_in, d_h = d_h_in;
+  Sums sums(d_s);
+  const Tensor g = at::empty_like(d_s), hbuf = at::empty_like(d_s);
+  const Tensor grad_push = d_q.slice(2, em, em + e), grad_pop = d_q.slice(2, em + e);
+  const Tensor d_c_each = d_c.defined() ? d_c.unsqueeze(1) : Tensor();
+  for (int64_t t = steps - 1; t >= 0; --t) {
+    Tensor d_w = at::bmm(d_r, values_t);
+    add_read_grad(d_values, weights_b[t], d_r, k);
+    if (reversed) d_w = d_w.flip(-1);
+    const Tensor grad_weights = d_w.transpose(0, 1);
+
+    // The memory's step backward (steps.BackwardSteps.__call__).
+    for (int64_t end = 0; end < e; ++end) {
+      at::mul_out(into(g), grad_weights[end], read_pos[t][end]);
+      d_s.add_(g);
+      d_s.sub_(sums.inclusive_of(at::mul_out(into(hbuf), g, read_over[t][end]), from_high[end]));
+    }
+    for (int64_t end = 0; end < e; ++end) {
+      const int64_t row = push_lines[end].first + push_lines[end].second * t;
+      const Tensor column = d_s.select(1, reversed ? n - 1 - row : row);
+      grad_push[t].select(1, end).copy_(column);
+      column.zero_();  // a pushed row's strength is d_t, whatever the pops left there
+    }
+    for (int64_t end = e - 1; end >= 0; --end) {
+      at::mul_out(into(g), d_s, pop_keep[t][end]);
+      const Tensor reach = at::mul_out(into(hbuf), g, pop_take[t][end]);
+      at::sum_out(into(grad_pop[t].select(1, end)), reach, {-1}).neg_();
+      at::sub_out(into(d_s), g, reach);
+      d_s.add_(sums.inclusive_of(reach, from_high[end]));
+    }
+
+    for (int64_t end = 0; end < e; ++end) {
+      const int64_t row = push_lines[end].first + push_lines[end].second * t;
+      const Tensor row_grad = d_values.select(1, reversed ? n - 1 - row : row);
+      d_q[t].slice(1, end * m, (end + 1) * m).copy_(row_grad);
+    }
+    const Tensor dq = d_q[t];
+    if (grad_gates.defined()) dq.slice(1, em).add_(grad_gates[t]);
+    dq.mul_(q_slope[t]);
+    const Tensor d_p = grad_p.defined() ? addmm(grad_p[t], dq, w_q, k) : mm(dq, w_q, k);
+    if (d_pre.defined()) {
+      addmm_inplace(d_h, at::mul_out(into(d_pre[t]), d_p, p_slope[t]), w_p, k);
+    } else {
+      d_h.add_(d_p);
+    }
+    const Tensor dz = d_z[t];
+    if (d_c.defined()) {
+      d_c.addcmul_(d_h, o_tanh[t]);
+      at::mul_out(into(dz.slice(1, 3 * hid)), d_h, tanh_c[t]);
+      at::mul_out(into(dz.slice(1, 0, 3 * hid).unflatten(1, {3, hid})), d_c_each, gci[t]);
+      dz.mul_(slope[t]);
+      d_c.mul_(f[t]);
+    } else {
+      at::mul_out(into(dz), d_h, slope[t]);
+    }
+    const Tensor d_rh = mm(dz, w_rec, k);
+    d_r = d_rh.slice(1, 0, em).unflatten(1, {e, m});
+    d_h = d_rh.slice(1, em);
+  }
+  return {d_s, d_r, d_h};
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
+  module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
+  module.def("backward_loop", &backward_loop, "fused.backward's loop over t");
+}

@@ -1,0 +1,115 @@
+"""The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``).
+
+At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
+operations per time step, and the Python interpreter's few microseconds per operation
+are about a fifth of the step on a CPU. ``loops.cpp`` makes the same ATen calls, in the
+same order, from C++: the same numbers bit for bit (the tests compare the two on every
+kind of memory, cell and group), without the interpreter.
+
+It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed:
+``g++`` or ``clang++``) into a cache shared by every process of the machine, keyed by the
+source, the torch and the Python version, so a later process only loads it. Where it
+cannot be built, or with ``MEMRNN_NATIVE=0`` in the environment, the Python loops run
+instead, with a warning in the first case; ``python_loops()`` asks for them in a block.
+On a GPU the Python loops run: there the loop's cost is the kernel launches, which
+compiling the host code does not remove.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+import torch
+from torch import Tensor
+
+SOURCE = Path(__file__).with_name("loops.cpp")
+_built: list[ModuleType | None] = []  # empty until the first call tried to build
+_python_only = [False]
+
+
+def cache_directory() -> Path:
+    """Where the compiled loops are kept: ``$MEMRNN_CACHE``, else ``memrnn`` under
+    PyTorch's own extension directory (``$TORCH_EXTENSIONS_DIR`` or
+    ``~/.cache/torch_extensions``)."""
+    if os.environ.get("MEMRNN_CACHE"):
+        return Path(os.environ["MEMRNN_CACHE"])
+    torch_dir = os.environ.get("TORCH_EXTENSIONS_DIR")
+    base = Path(torch_dir) if torch_dir else Path.home() / ".cache" / "torch_extensions"
+    return base / "memrnn"
+
+
+def _name() -> str:
+    """The module's name: a digest of the source and of what its binary depends on."""
+    key = hashlib.sha256(SOURCE.read_bytes())
+    key.update(f"{torch.__version__} {sys.version} {sys.platform}".encode())
+    return f"memrnn_loops_{key.hexdigest()[:16]}"
+
+
+def _load(name: str, library: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, library)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _build() -> ModuleType:
+    """The compiled module: loaded from the cache, or compiled into it first. Each
+    builder compiles in a directory of its own and moves the library into place in one
+    step, so processes that start together never wait on a lock or see half a file."""
+    from torch.utils import cpp_extension
+
+    name = _name()
+    directory = cache_directory()
+    library = directory / f"{name}.so"
+    if not library.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=directory))
+        try:
+            cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
+                               extra_cflags=["-O2"], verbose=False)  # fmt: skip
+            os.replace(scratch / f"{name}.so", library)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return _load(name, library)
+
+
+def loops(like: Tensor) -> ModuleType | None:
+    """The compiled loops for tensors like ``like``, or None for the Python loops: on a
+    GPU, inside ``python_loops()``, with ``MEMRNN_NATIVE=0``, or where the build failed
+    (which warns once, with the compiler's complaint)."""
+    if like.device.type != "cpu" or _python_only[0] or os.environ.get("MEMRNN_NATIVE") == "0":
+        return None
+    if not _built:
+        try:
+            _built.append(_build())
+        except Exception as error:  # no compiler, no headers: the Python loops still run
+            _built.append(None)
+            warnings.warn(
+                f"memrnn: the compiled loops ({SOURCE.name}) could not be built, so the "
+                f"slower Python loops run instead: {error}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    return _built[0]
+
+
+@contextmanager
+def python_loops() -> Iterator[None]:
+    """Run the Python loops inside the block (the reference the compiled ones equal)."""
+    before = _python_only[0]
+    _python_only[0] = True
+    try:
+        yield
+    finally:
+        _python_only[0] = before
