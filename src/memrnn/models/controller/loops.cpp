@@ -8,6 +8,7 @@
 
 #include <torch/extension.h>
 
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -76,29 +77,126 @@ void add_read_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, i
   }
 }
 
-// steps.py's _Sums: sums over rows into buffers made once, each (B, n).
-struct Sums {
-  Tensor low, high, inclusive_out;
-
-  explicit Sums(const Tensor& like)
-      : low(at::zeros_like(like)), high(at::zeros_like(like)),
-        inclusive_out(at::empty_like(like)) {}
-
-  const Tensor& beyond_of(const Tensor& x, bool high_end) {
-    const int64_t n = x.size(1);
-    if (!high_end) {
-      at::cumsum_out(into(low.slice(1, 1)), x.slice(1, 0, n - 1), -1);
-      return low;
-    }
-    high.slice(1, 0, n - 1).copy_(x.slice(1, 1).flip(-1).cumsum(-1).flip(-1));
-    return high;
-  }
-
-  const Tensor& inclusive_of(const Tensor& x, bool high_end) {
-    if (!high_end) return at::cumsum_out(into(inclusive_out), x, -1);
-    return inclusive_out.copy_(x.flip(-1).cumsum(-1).flip(-1));
-  }
+// A (B, n) matrix of rows, read through its strides.
+template <typename T>
+struct Rows {
+  T* data;
+  int64_t row, col;
+  explicit Rows(const Tensor& x)
+      : data(x.data_ptr<T>()), row(x.stride(0)), col(x.stride(1)) {}
+  T& operator()(int64_t b, int64_t i) const { return data[b * row + i * col]; }
 };
+
+// The memory's step (steps.ForwardSteps and BackwardSteps), row by row in plain loops:
+// the same arithmetic in the same order as their tensor operations. ATen's cumulative
+// sum on a CPU adds in double and rounds each partial sum, so ``sum`` below does too; a
+// max(0, x) is x < 0 ? 0 : x (NaN passes, as clamp_min lets it). Zeros may differ in
+// sign from the tensor operations', which changes no sum or product that is not zero.
+template <typename T>
+T relu(T x) {
+  return x < 0 ? T(0) : x;
+}
+
+// Visits i = 0 .. n-1 from ``end`` (high: n-1 first) with the sum of x over the rows
+// already visited (exclusive) or including row i (inclusive), as a cumulative sum from
+// that end rounds it.
+template <typename T, typename F>
+void sums_from(bool high, int64_t n, bool inclusive, const T* x, int64_t stride, F visit) {
+  double acc = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = high ? n - 1 - k : k;
+    if (inclusive) acc += x[i * stride];
+    visit(i, static_cast<T>(acc));
+    if (!inclusive) acc += x[i * stride];
+  }
+}
+
+template <typename T>
+void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid,
+                    const Tensor& q, const Tensor& weights_t, int64_t em,
+                    const std::vector<bool>& ends_high, const std::vector<int64_t>& pushed) {
+  const int64_t rows = before.size(0), n = before.size(1);
+  const int64_t e = static_cast<int64_t>(ends_high.size());
+  const Rows<T> s_in(before), s_out(after), s_mid(mid), gates(q);
+  for (int64_t b = 0; b < rows; ++b) {
+    // Pop each end, top first: s'_i = max(0, s_i - max(0, u - A_i)).
+    const Rows<T>* src = &s_in;
+    for (int64_t end = 0; end < e; ++end) {
+      const Rows<T>* dst = end == e - 1 ? &s_out : &s_mid;
+      const T u = gates(b, em + e + end);
+      sums_from<T>(ends_high[end], n, false, &(*src)(b, 0), src->col, [&](int64_t i, T a) {
+        (*dst)(b, i) = relu<T>((*src)(b, i) - relu<T>(u - a));
+      });
+      src = dst;
+    }
+    for (int64_t end = 0; end < e; ++end) s_out(b, pushed[end]) = gates(b, em + end);
+    // Read weights of each end: w_i = min(s_i, max(0, 1 - A_i)).
+    for (int64_t end = 0; end < e; ++end) {
+      const Rows<T> w(weights_t[end]);
+      sums_from<T>(ends_high[end], n, false, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
+        const T room = relu<T>(T(1) - a), s = s_out(b, i);
+        w(b, i) = std::isnan(s) ? s : (s < room ? s : room);
+      });
+    }
+  }
+}
+
+// One step of steps.BackwardSteps on d_s (B, n), rows in its order. ``grad_weights``
+// (B, E, n) is dL/d(read weights) in the forward's row order (read from the far end where
+// ``reversed``); ``reach`` is scratch for the sums that give dL/dpop.
+template <typename T>
+void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reversed,
+                     const Tensor& pos, const Tensor& over, const Tensor& keep,
+                     const Tensor& take, const Tensor& reach, const Tensor& grad_push,
+                     const Tensor& grad_pop, const std::vector<bool>& from_high,
+                     const std::vector<int64_t>& pushed_columns) {
+  const int64_t rows = d_s.size(0), n = d_s.size(1);
+  const int64_t e = static_cast<int64_t>(from_high.size());
+  const Rows<T> grad(d_s), push(grad_push), cut(reach);
+  std::vector<Rows<T>> p, o, kp, tk;  // each mask, by end
+  for (int64_t end = 0; end < e; ++end) {
+    p.emplace_back(pos[end]);
+    o.emplace_back(over[end]);
+    kp.emplace_back(keep[end]);
+    tk.emplace_back(take[end]);
+  }
+  T* dw = grad_weights.data_ptr<T>();
+  const int64_t dw_b = grad_weights.stride(0), dw_e = grad_weights.stride(1);
+  const int64_t dw_i = grad_weights.stride(2);
+  for (int64_t b = 0; b < rows; ++b) {
+    for (int64_t end = 0; end < e; ++end) {
+      const T* gw = dw + b * dw_b + end * dw_e;
+      auto g = [&](int64_t i) { return gw[(reversed ? n - 1 - i : i) * dw_i] * p[end](b, i); };
+      // grad += g, then grad -= the inclusive sum of g * over from the end
+      double acc = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = from_high[end] ? n - 1 - k : k;
+        const T gi = g(i);
+        acc += gi * o[end](b, i);
+        grad(b, i) = (grad(b, i) + gi) - static_cast<T>(acc);
+      }
+    }
+    for (int64_t end = 0; end < e; ++end) {
+      T& column = grad(b, pushed_columns[end]);
+      push(b, end) = column;
+      column = T(0);  // a pushed row's strength is d_t, whatever the pops left there
+    }
+  }
+  for (int64_t end = e - 1; end >= 0; --end) {
+    for (int64_t b = 0; b < rows; ++b) {
+      double acc = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = from_high[end] ? n - 1 - k : k;
+        const T g = grad(b, i) * kp[end](b, i);
+        const T r = g * tk[end](b, i);
+        cut(b, i) = r;
+        acc += r;
+        grad(b, i) = (g - r) + static_cast<T>(acc);
+      }
+    }
+    at::sum_out(into(grad_pop.select(1, end)), reach, {-1}).neg_();
+  }
+}
 
 }  // namespace
 
@@ -119,9 +217,8 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
   const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
   const bool lstm = cells.defined();
   const Tensor hs = rh.slice(0, 1).slice(2, em);
-  Sums sums(strengths[0]);
-  const Tensor reach = at::empty_like(strengths[0]), mid = at::empty_like(strengths[0]);
-  const Tensor room = at::empty_like(strengths[0]), one = strengths.new_ones({});
+  const Tensor mid = at::empty_like(strengths[0]);  // s between a deque's two pops
+  std::vector<int64_t> pushed(e);  // the row each end pushes to at step t
   Tensor z, fc;
   if (lstm) {
     z = rh.new_empty({batch, acts.size(-1)});
@@ -154,23 +251,13 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
     gates.sigmoid_();
 
     // The memory: pop each end (top first), push, then the read weights of each end.
-    Tensor s = strengths[t];
-    const Tensor s_out = strengths[t + 1];
     for (int64_t end = 0; end < e; ++end) {
-      const Tensor pop = q.slice(1, em + e + end, em + e + end + 1);
-      at::sub_out(into(reach), pop, sums.beyond_of(s, ends_high[end])).relu_();
-      const Tensor next = end == e - 1 ? s_out : mid;
-      at::sub_out(into(next), s, reach).relu_();
-      s = next;
+      pushed[end] = push_lines[end].first + push_lines[end].second * t;
     }
-    for (int64_t end = 0; end < e; ++end) {
-      const int64_t row = push_lines[end].first + push_lines[end].second * t;
-      s_out.select(1, row).copy_(q.select(1, em + end));
-    }
-    for (int64_t end = 0; end < e; ++end) {
-      at::sub_out(into(room), one, sums.beyond_of(s_out, ends_high[end])).relu_();
-      at::minimum_out(into(weights[t][end]), s_out, room);
-    }
+    AT_DISPATCH_FLOATING_TYPES(strengths.scalar_type(), "memory_forward", [&] {
+      memory_forward<scalar_t>(strengths[t], strengths[t + 1], mid, q, weights[t], em,
+                               ends_high, pushed);
+    });
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;
       values.select(1, row).copy_(q.slice(1, end * m, (end + 1) * m));
@@ -202,35 +289,22 @@ std::vector<Tensor> backward_loop(
   const int64_t steps = d_q.size(0), n = d_s_in.size(1);
   const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
   Tensor d_s = d_s_in, d_r = d_r_in, d_h = d_h_in;
-  Sums sums(d_s);
-  const Tensor g = at::empty_like(d_s), hbuf = at::empty_like(d_s);
+  const Tensor reach = at::empty_like(d_s);  // scratch of the memory's backward
+  std::vector<int64_t> columns(e);  // the column of d_s each end pushed to at step t
   const Tensor grad_push = d_q.slice(2, em, em + e), grad_pop = d_q.slice(2, em + e);
   const Tensor d_c_each = d_c.defined() ? d_c.unsqueeze(1) : Tensor();
   for (int64_t t = steps - 1; t >= 0; --t) {
-    Tensor d_w = at::bmm(d_r, values_t);
+    const Tensor d_w = at::bmm(d_r, values_t);
     add_read_grad(d_values, weights_b[t], d_r, k);
-    if (reversed) d_w = d_w.flip(-1);
-    const Tensor grad_weights = d_w.transpose(0, 1);
-
-    // The memory's step backward (steps.BackwardSteps.__call__).
-    for (int64_t end = 0; end < e; ++end) {
-      at::mul_out(into(g), grad_weights[end], read_pos[t][end]);
-      d_s.add_(g);
-      d_s.sub_(sums.inclusive_of(at::mul_out(into(hbuf), g, read_over[t][end]), from_high[end]));
-    }
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;
-      const Tensor column = d_s.select(1, reversed ? n - 1 - row : row);
-      grad_push[t].select(1, end).copy_(column);
-      column.zero_();  // a pushed row's strength is d_t, whatever the pops left there
+      columns[end] = reversed ? n - 1 - row : row;
     }
-    for (int64_t end = e - 1; end >= 0; --end) {
-      at::mul_out(into(g), d_s, pop_keep[t][end]);
-      const Tensor reach = at::mul_out(into(hbuf), g, pop_take[t][end]);
-      at::sum_out(into(grad_pop[t].select(1, end)), reach, {-1}).neg_();
-      at::sub_out(into(d_s), g, reach);
-      d_s.add_(sums.inclusive_of(reach, from_high[end]));
-    }
+    AT_DISPATCH_FLOATING_TYPES(d_s.scalar_type(), "memory_backward", [&] {
+      memory_backward<scalar_t>(d_s, d_w, reversed, read_pos[t], read_over[t], pop_keep[t],
+                                pop_take[t], reach, grad_push[t], grad_pop[t], from_high,
+                                columns);
+    });
 
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;

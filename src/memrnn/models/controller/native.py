@@ -86,9 +86,12 @@ def _build() -> ModuleType:
 
 def loops(like: Tensor) -> ModuleType | None:
     """The compiled loops for tensors like ``like``, or None for the Python loops: on a
-    GPU, inside ``python_loops()``, with ``MEMRNN_NATIVE=0``, or where the build failed
-    (which warns once, with the compiler's complaint)."""
-    if like.device.type != "cpu" or _python_only[0] or os.environ.get("MEMRNN_NATIVE") == "0":
+    GPU, in a precision other than float32 or float64, inside ``python_loops()``, with
+    ``MEMRNN_NATIVE=0``, or where the build failed (which warns once, with the compiler's
+    complaint)."""
+    if like.device.type != "cpu" or like.dtype not in (torch.float32, torch.float64):
+        return None
+    if _python_only[0] or os.environ.get("MEMRNN_NATIVE") == "0":
         return None
     if not _built:
         try:
