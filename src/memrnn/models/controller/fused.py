@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import torch
 from torch import Tensor
 
 from memrnn.models.controller.loops import backward_loop, forward_loop
@@ -196,18 +195,6 @@ def backward(
 
     # Every factor that does not depend on the backward recursion, for all steps.
     masks = backward_masks(layout, strengths[:-1], strengths[1:], q_all[..., em + e :])
-    q_slope = q_all * (1 - q_all)  # sigmoid' of the gates ...
-    q_slope[..., :em] = 1 - q_all[..., :em] ** 2  # ... and tanh' of the values
-    if cells is not None:
-        assert tanh_c is not None
-        slope = acts * (1 - acts)
-        slope[..., 2 * hid : 3 * hid] = 1 - acts[..., 2 * hid : 3 * hid] ** 2
-        i, f, g, o = acts.chunk(4, dim=2)
-        gci = torch.stack([g, cells[:-1], i], dim=2)  # dc -> (di, df, dg)
-        lstm_parts = (o * (1 - tanh_c * tanh_c), tanh_c, gci, f)  # o_tanh, for dc
-    else:
-        lstm_parts = None
-        slope = 1 - acts * acts
     p_slope = 1 - p_all * p_all if w_p is not None else None
 
     # The gradients that reach the state after the last step, zero unless a later
@@ -231,8 +218,8 @@ def backward(
     d_q = q_all.new_empty(q_all.shape)
     d_pre = p_all.new_empty(p_all.shape) if p_slope is not None else None
     d_s, d_r, d_h = backward_loop(
-        d_s, d_r, d_h, d_c, d_values, values, weights, reordered(layout, masks), d_q, q_slope,
-        grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, slope, lstm_parts, w_rec, shape,
+        d_s, d_r, d_h, d_c, d_values, values, weights, reordered(layout, masks), d_q, q_all,
+        grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts, cells, tanh_c, w_rec, shape,
     )  # fmt: skip
 
     d_s = in_backward_order(layout, d_s)

@@ -198,6 +198,59 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
   }
 }
 
+// dL/d of the memory projections' pre-activations: dq *= tanh' of the values (the first
+// em columns) and sigmoid' of the gates, from q, the values and gates after them.
+template <typename T>
+void projections_backward(const Tensor& dq, const Tensor& q, int64_t em) {
+  const Rows<T> d(dq), x(q);
+  for (int64_t b = 0; b < dq.size(0); ++b) {
+    for (int64_t j = 0; j < dq.size(1); ++j) {
+      const T v = x(b, j);
+      d(b, j) *= j < em ? T(1) - v * v : v * (T(1) - v);
+    }
+  }
+}
+
+// An LSTM cell's step backward: from dL/dh_t (d_h) and dL/dc_t (d_c), dL/dz_t into dz
+// (the gates i, f, g, o before their sigmoid or tanh) and dL/dc_{t-1} into d_c; ``a``
+// holds the gates after them, ``c_prev`` c_{t-1} and ``tanh_c`` tanh(c_t). dc += dh o
+// tanh'(c) is ATen's addcmul, which rounds once (a fused multiply-add), into scratch
+// ``o_tanh``.
+template <typename T>
+void lstm_backward(const Tensor& d_h, const Tensor& d_c, const Tensor& dz, const Tensor& a,
+                   const Tensor& c_prev, const Tensor& tanh_c, const Tensor& o_tanh,
+                   int64_t hid) {
+  const Rows<T> dh(d_h), dc(d_c), z(dz), act(a), cp(c_prev), tc(tanh_c), ot(o_tanh);
+  const int64_t rows = d_h.size(0);
+  for (int64_t b = 0; b < rows; ++b) {
+    for (int64_t j = 0; j < hid; ++j) {
+      const T t = tc(b, j);
+      ot(b, j) = act(b, 3 * hid + j) * (T(1) - t * t);
+    }
+  }
+  d_c.addcmul_(d_h, o_tanh);
+  for (int64_t b = 0; b < rows; ++b) {
+    for (int64_t j = 0; j < hid; ++j) {
+      const T i = act(b, j), f = act(b, hid + j), g = act(b, 2 * hid + j);
+      const T o = act(b, 3 * hid + j), c_grad = dc(b, j);
+      z(b, j) = (c_grad * g) * (i * (T(1) - i));
+      z(b, hid + j) = (c_grad * cp(b, j)) * (f * (T(1) - f));
+      z(b, 2 * hid + j) = (c_grad * i) * (T(1) - g * g);
+      z(b, 3 * hid + j) = (dh(b, j) * tc(b, j)) * (o * (T(1) - o));
+      dc(b, j) = c_grad * f;
+    }
+  }
+}
+
+// An Elman cell's step backward: dz = d_h tanh'(z), from h_t = tanh(z).
+template <typename T>
+void elman_backward(const Tensor& d_h, const Tensor& dz, const Tensor& h) {
+  const Rows<T> dh(d_h), z(dz), x(h);
+  for (int64_t b = 0; b < d_h.size(0); ++b) {
+    for (int64_t j = 0; j < d_h.size(1); ++j) z(b, j) = dh(b, j) * (T(1) - x(b, j) * x(b, j));
+  }
+}
+
 }  // namespace
 
 // fused.forward's loop over t, with steps.ForwardSteps for the memory. Tensors a model
@@ -276,23 +329,22 @@ std::vector<Tensor> backward_loop(
     const Tensor& d_s_in, const Tensor& d_r_in, const Tensor& d_h_in, const Maybe& d_c_,
     const Tensor& d_values, const Tensor& values_t, const Tensor& weights_b,
     const Tensor& read_pos, const Tensor& read_over, const Tensor& pop_keep,
-    const Tensor& pop_take, const Tensor& d_q, const Tensor& q_slope, const Maybe& grad_p_,
+    const Tensor& pop_take, const Tensor& d_q, const Tensor& q_all, const Maybe& grad_p_,
     const Maybe& grad_gates_, const Tensor& w_q, const Maybe& w_p_, const Maybe& p_slope_,
-    const Maybe& d_pre_, const Tensor& d_z, const Tensor& slope, const Maybe& o_tanh_,
-    const Maybe& tanh_c_, const Maybe& gci_, const Maybe& f_, const Tensor& w_rec,
-    int64_t hid, int64_t m, int64_t k, bool reversed, const std::vector<bool>& ends_high,
-    const std::vector<bool>& from_high, const Lines& push_lines) {
+    const Maybe& d_pre_, const Tensor& d_z, const Tensor& acts, const Maybe& cells_,
+    const Maybe& tanh_c_, const Tensor& w_rec, int64_t hid, int64_t m, int64_t k,
+    bool reversed, const std::vector<bool>& ends_high, const std::vector<bool>& from_high,
+    const Lines& push_lines) {
   const Tensor d_c = given(d_c_), grad_p = given(grad_p_), grad_gates = given(grad_gates_);
   const Tensor w_p = given(w_p_), p_slope = given(p_slope_), d_pre = given(d_pre_);
-  const Tensor o_tanh = given(o_tanh_), tanh_c = given(tanh_c_), gci = given(gci_);
-  const Tensor f = given(f_);
+  const Tensor cells = given(cells_), tanh_c = given(tanh_c_);
   const int64_t steps = d_q.size(0), n = d_s_in.size(1);
   const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
   Tensor d_s = d_s_in, d_r = d_r_in, d_h = d_h_in;
   const Tensor reach = at::empty_like(d_s);  // scratch of the memory's backward
+  const Tensor o_tanh = d_c.defined() ? at::empty_like(d_c) : Tensor();  // and the cell's
   std::vector<int64_t> columns(e);  // the column of d_s each end pushed to at step t
   const Tensor grad_push = d_q.slice(2, em, em + e), grad_pop = d_q.slice(2, em + e);
-  const Tensor d_c_each = d_c.defined() ? d_c.unsqueeze(1) : Tensor();
   for (int64_t t = steps - 1; t >= 0; --t) {
     const Tensor d_w = at::bmm(d_r, values_t);
     add_read_grad(d_values, weights_b[t], d_r, k);
@@ -313,7 +365,9 @@ std::vector<Tensor> backward_loop(
     }
     const Tensor dq = d_q[t];
     if (grad_gates.defined()) dq.slice(1, em).add_(grad_gates[t]);
-    dq.mul_(q_slope[t]);
+    AT_DISPATCH_FLOATING_TYPES(dq.scalar_type(), "projections_backward", [&] {
+      projections_backward<scalar_t>(dq, q_all[t], em);
+    });
     const Tensor d_p = grad_p.defined() ? addmm(grad_p[t], dq, w_q, k) : mm(dq, w_q, k);
     if (d_pre.defined()) {
       addmm_inplace(d_h, at::mul_out(into(d_pre[t]), d_p, p_slope[t]), w_p, k);
@@ -321,15 +375,13 @@ std::vector<Tensor> backward_loop(
       d_h.add_(d_p);
     }
     const Tensor dz = d_z[t];
-    if (d_c.defined()) {
-      d_c.addcmul_(d_h, o_tanh[t]);
-      at::mul_out(into(dz.slice(1, 3 * hid)), d_h, tanh_c[t]);
-      at::mul_out(into(dz.slice(1, 0, 3 * hid).unflatten(1, {3, hid})), d_c_each, gci[t]);
-      dz.mul_(slope[t]);
-      d_c.mul_(f[t]);
-    } else {
-      at::mul_out(into(dz), d_h, slope[t]);
-    }
+    AT_DISPATCH_FLOATING_TYPES(dz.scalar_type(), "cell_backward", [&] {
+      if (d_c.defined()) {
+        lstm_backward<scalar_t>(d_h, d_c, dz, acts[t], cells[t], tanh_c[t], o_tanh, hid);
+      } else {
+        elman_backward<scalar_t>(d_h, dz, acts[t]);
+      }
+    });
     const Tensor d_rh = mm(dz, w_rec, k);
     d_r = d_rh.slice(1, 0, em).unflatten(1, {e, m});
     d_h = d_rh.slice(1, em);

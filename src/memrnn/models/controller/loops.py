@@ -110,32 +110,44 @@ def forward_loop(
 
 def backward_loop(
     d_s: Tensor, d_r: Tensor, d_h: Tensor, d_c: Tensor | None, d_values: Tensor,
-    values: Tensor, weights: Tensor, masks: Masks, d_q: Tensor, q_slope: Tensor,
+    values: Tensor, weights: Tensor, masks: Masks, d_q: Tensor, q_all: Tensor,
     grad_p: Tensor | None, grad_gates: Tensor | None, w_q: Tensor, w_p: Tensor | None,
-    p_slope: Tensor | None, d_pre: Tensor | None, d_z: Tensor, slope: Tensor,
-    lstm_parts: tuple[Tensor, Tensor, Tensor, Tensor] | None, w_rec: Tensor, shape: Shape,
+    p_slope: Tensor | None, d_pre: Tensor | None, d_z: Tensor, acts: Tensor,
+    cells: Tensor | None, tanh_c: Tensor | None, w_rec: Tensor, shape: Shape,
 ) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
     """Steps t = T-1 .. 0 of ``fused.backward``, named as there: the memory's row-indexed
-    tensors (d_s, d_values, the masks) in the order ``BackwardSteps`` keeps them,
-    ``weights`` and ``values`` as the forward left them, ``lstm_parts`` an LSTM's
-    (o_tanh, tanh_c, gci, f) or None. Fills d_q, d_z, d_pre and d_values; returns d_s,
-    d_r and d_h after step 0."""
+    tensors (d_s, d_values, the masks) in the order ``BackwardSteps`` keeps them, the
+    others as the forward left them (cells and tanh_c None for an Elman cell). Fills
+    d_q, d_z, d_pre and d_values; returns d_s, d_r and d_h after step 0."""
     layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
     em, n, steps = e * m, layout.rows, d_q.shape[0]
     rev = reversed_rows(layout)
     values_t = values.transpose(1, 2)
     native = loops(d_q)
     if native is not None:
-        parts = lstm_parts if lstm_parts is not None else (None,) * 4
         d_s, d_r, d_h = native.backward_loop(
             d_s, d_r, d_h, d_c, d_values, values_t, in_backward_order(layout, weights),
-            masks.read_pos, masks.read_over, masks.pop_keep, masks.pop_take, d_q, q_slope,
-            grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, slope, *parts, w_rec, hid, m,
-            members(w_rec) or 0, rev, [end == "high" for end in layout.ends],
+            masks.read_pos, masks.read_over, masks.pop_keep, masks.pop_take, d_q, q_all,
+            grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts, cells, tanh_c, w_rec,
+            hid, m, members(w_rec) or 0, rev, [end == "high" for end in layout.ends],
             [end == "high" for end in sum_ends(layout)], list(layout.push_lines()),
         )  # fmt: skip
         return d_s, d_r, d_h
     group = members(w_rec)
+    # The slopes of the nonlinearities, for all steps (the compiled loop takes each
+    # step's from the forward's values as it goes).
+    q_slope = q_all * (1 - q_all)  # sigmoid' of the gates ...
+    q_slope[..., :em] = 1 - q_all[..., :em] ** 2  # ... and tanh' of the values
+    if cells is not None:
+        assert tanh_c is not None
+        slope = acts * (1 - acts)
+        slope[..., 2 * hid : 3 * hid] = 1 - acts[..., 2 * hid : 3 * hid] ** 2
+        i, f, g, o = acts.chunk(4, dim=2)
+        gci = torch.stack([g, cells[:-1], i], dim=2)  # dc -> (di, df, dg)
+        lstm_parts = (o * (1 - tanh_c * tanh_c), tanh_c, gci, f)  # o_tanh, for dc
+    else:
+        lstm_parts = None
+        slope = 1 - acts * acts
     weights_t = in_backward_order(layout, weights).unbind(0)
 
     # Every step's views, taken once, as in the forward.

@@ -33,6 +33,8 @@ import torch
 from torch import Tensor
 
 SOURCE = Path(__file__).with_name("loops.cpp")
+# No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
+FLAGS = ("-O2", "-ffp-contract=off")
 _built: list[ModuleType | None] = []  # empty until the first call tried to build
 _python_only = [False]
 
@@ -51,7 +53,7 @@ def cache_directory() -> Path:
 def _name() -> str:
     """The module's name: a digest of the source and of what its binary depends on."""
     key = hashlib.sha256(SOURCE.read_bytes())
-    key.update(f"{torch.__version__} {sys.version} {sys.platform}".encode())
+    key.update(f"{FLAGS} {torch.__version__} {sys.version} {sys.platform}".encode())
     return f"memrnn_loops_{key.hexdigest()[:16]}"
 
 
@@ -77,7 +79,7 @@ def _build() -> ModuleType:
         scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=directory))
         try:
             cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
-                               extra_cflags=["-O2"], verbose=False)  # fmt: skip
+                               extra_cflags=list(FLAGS), verbose=False)  # fmt: skip
             os.replace(scratch / f"{name}.so", library)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
