@@ -36,8 +36,8 @@ from torch import Tensor
 
 from memrnn.models.controller.loops import backward_loop, forward_loop
 from memrnn.models.controller.products import bias_grad, members, weight_grad
-from memrnn.structures.layout import Layout, backward_masks
-from memrnn.structures.steps import in_backward_order, reordered, reversed_rows
+from memrnn.structures.layout import Layout
+from memrnn.structures.steps import in_backward_order, reversed_rows
 
 
 @dataclass(frozen=True)
@@ -193,8 +193,6 @@ def backward(
     new = acts.new_zeros
     group = members(w_rec)
 
-    # Every factor that does not depend on the backward recursion, for all steps.
-    masks = backward_masks(layout, strengths[:-1], strengths[1:], q_all[..., em + e :])
     p_slope = 1 - p_all * p_all if w_p is not None else None
 
     # The gradients that reach the state after the last step, zero unless a later
@@ -218,7 +216,7 @@ def backward(
     d_q = q_all.new_empty(q_all.shape)
     d_pre = p_all.new_empty(p_all.shape) if p_slope is not None else None
     d_s, d_r, d_h = backward_loop(
-        d_s, d_r, d_h, d_c, d_values, values, weights, reordered(layout, masks), d_q, q_all,
+        d_s, d_r, d_h, d_c, d_values, values, weights, strengths, d_q, q_all,
         grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts, cells, tanh_c, w_rec, shape,
     )  # fmt: skip
 

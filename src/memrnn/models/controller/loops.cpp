@@ -141,38 +141,63 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
   }
 }
 
-// One step of steps.BackwardSteps on d_s (B, n), rows in its order. ``grad_weights``
-// (B, E, n) is dL/d(read weights) in the forward's row order (read from the far end where
-// ``reversed``); ``reach`` is scratch for the sums that give dL/dpop.
+// One step of steps.BackwardSteps on d_s (B, n), rows in its order, with the 0/1
+// factors of layout.backward_masks computed as it goes from the strengths s_{t-1}
+// (``before``) and s_t (``after``) and the pops (in ``q``, after ``em`` values and E
+// pushes), all in the forward's row order. ``grad_weights`` (B, E, n) is dL/d(read
+// weights) in the forward's row order; ``reach`` is scratch for the sums that give
+// dL/dpop. Rows are read from the far end where ``reversed``.
 template <typename T>
 void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reversed,
-                     const Tensor& pos, const Tensor& over, const Tensor& keep,
-                     const Tensor& take, const Tensor& reach, const Tensor& grad_push,
-                     const Tensor& grad_pop, const std::vector<bool>& from_high,
+                     const Tensor& before, const Tensor& after, const Tensor& q, int64_t em,
+                     const Tensor& reach, const Tensor& grad_push, const Tensor& grad_pop,
+                     const std::vector<bool>& ends_high, const std::vector<bool>& from_high,
                      const std::vector<int64_t>& pushed_columns) {
   const int64_t rows = d_s.size(0), n = d_s.size(1);
   const int64_t e = static_cast<int64_t>(from_high.size());
-  const Rows<T> grad(d_s), push(grad_push), cut(reach);
-  std::vector<Rows<T>> p, o, kp, tk;  // each mask, by end
-  for (int64_t end = 0; end < e; ++end) {
-    p.emplace_back(pos[end]);
-    o.emplace_back(over[end]);
-    kp.emplace_back(keep[end]);
-    tk.emplace_back(take[end]);
-  }
+  const Rows<T> grad(d_s), push(grad_push), cut(reach), s_before(before), s_after(after);
+  const Rows<T> gates(q);
+  // The masks of one row, by end, in the backward's row order; and two rows of scratch
+  // for the strengths between a deque's pops.
+  std::vector<T> pos(e * n), over(e * n), s_now(n), s_next(n);
+  // The pops' masks of every row, by end: the second loop below runs end by end.
+  std::vector<T> keep(e * rows * n), take(e * rows * n);
   T* dw = grad_weights.data_ptr<T>();
   const int64_t dw_b = grad_weights.stride(0), dw_e = grad_weights.stride(1);
   const int64_t dw_i = grad_weights.stride(2);
+  auto in_order = [&](int64_t i) { return reversed ? n - 1 - i : i; };
   for (int64_t b = 0; b < rows; ++b) {
+    // The read weights' masks: w = min(s, max(0, 1 - A)) has a slope (pos) where w = s
+    // (ties included) or A < 1, and is 1 - A (over) where A < 1 and s > room.
+    for (int64_t end = 0; end < e; ++end) {
+      sums_from<T>(ends_high[end], n, false, &s_after(b, 0), s_after.col, [&](int64_t i, T a) {
+        const T room = relu<T>(T(1) - a);
+        const bool left = s_after(b, i) <= room, free = a < T(1);
+        pos[end * n + in_order(i)] = static_cast<T>(left || free);
+        over[end * n + in_order(i)] = static_cast<T>(free && !left);
+      });
+    }
+    // The pops' masks: the pop reaches into the row (take), the row survives it (keep).
+    for (int64_t i = 0; i < n; ++i) s_now[i] = s_before(b, i);
+    for (int64_t end = 0; end < e; ++end) {
+      const T u = gates(b, em + e + end);
+      sums_from<T>(ends_high[end], n, false, s_now.data(), 1, [&](int64_t i, T a) {
+        const T r = u - a;
+        s_next[i] = relu<T>(s_now[i] - relu<T>(r));
+        take[(end * rows + b) * n + in_order(i)] = static_cast<T>(r > 0);
+        keep[(end * rows + b) * n + in_order(i)] = static_cast<T>(s_next[i] > 0);
+      });
+      std::swap(s_now, s_next);
+    }
+
     for (int64_t end = 0; end < e; ++end) {
       const T* gw = dw + b * dw_b + end * dw_e;
-      auto g = [&](int64_t i) { return gw[(reversed ? n - 1 - i : i) * dw_i] * p[end](b, i); };
       // grad += g, then grad -= the inclusive sum of g * over from the end
       double acc = 0;
       for (int64_t k = 0; k < n; ++k) {
         const int64_t i = from_high[end] ? n - 1 - k : k;
-        const T gi = g(i);
-        acc += gi * o[end](b, i);
+        const T gi = gw[in_order(i) * dw_i] * pos[end * n + i];
+        acc += gi * over[end * n + i];
         grad(b, i) = (grad(b, i) + gi) - static_cast<T>(acc);
       }
     }
@@ -184,11 +209,13 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
   }
   for (int64_t end = e - 1; end >= 0; --end) {
     for (int64_t b = 0; b < rows; ++b) {
+      const T* kp = keep.data() + (end * rows + b) * n;
+      const T* tk = take.data() + (end * rows + b) * n;
       double acc = 0;
       for (int64_t k = 0; k < n; ++k) {
         const int64_t i = from_high[end] ? n - 1 - k : k;
-        const T g = grad(b, i) * kp[end](b, i);
-        const T r = g * tk[end](b, i);
+        const T g = grad(b, i) * kp[i];
+        const T r = g * tk[i];
         cut(b, i) = r;
         acc += r;
         grad(b, i) = (g - r) + static_cast<T>(acc);
@@ -322,14 +349,13 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
 }
 
 // fused.backward's loop over t, from the last step, with steps.BackwardSteps for the
-// memory. The memory's row-indexed tensors (d_s, d_values, weights_b, the masks) are in
-// the order BackwardSteps keeps them (rows reversed where ``reversed`` says so). Returns
+// memory. The memory's row-indexed tensors (d_s, d_values, weights_b) are in the order
+// BackwardSteps keeps them (rows reversed where ``reversed`` says so). Returns
 // (d_s, d_r, d_h): the tensors the Python loop leaves in those names.
 std::vector<Tensor> backward_loop(
     const Tensor& d_s_in, const Tensor& d_r_in, const Tensor& d_h_in, const Maybe& d_c_,
     const Tensor& d_values, const Tensor& values_t, const Tensor& weights_b,
-    const Tensor& read_pos, const Tensor& read_over, const Tensor& pop_keep,
-    const Tensor& pop_take, const Tensor& d_q, const Tensor& q_all, const Maybe& grad_p_,
+    const Tensor& strengths, const Tensor& d_q, const Tensor& q_all, const Maybe& grad_p_,
     const Maybe& grad_gates_, const Tensor& w_q, const Maybe& w_p_, const Maybe& p_slope_,
     const Maybe& d_pre_, const Tensor& d_z, const Tensor& acts, const Maybe& cells_,
     const Maybe& tanh_c_, const Tensor& w_rec, int64_t hid, int64_t m, int64_t k,
@@ -353,8 +379,8 @@ std::vector<Tensor> backward_loop(
       columns[end] = reversed ? n - 1 - row : row;
     }
     AT_DISPATCH_FLOATING_TYPES(d_s.scalar_type(), "memory_backward", [&] {
-      memory_backward<scalar_t>(d_s, d_w, reversed, read_pos[t], read_over[t], pop_keep[t],
-                                pop_take[t], reach, grad_push[t], grad_pop[t], from_high,
+      memory_backward<scalar_t>(d_s, d_w, reversed, strengths[t], strengths[t + 1], q_all[t],
+                                em, reach, grad_push[t], grad_pop[t], ends_high, from_high,
                                 columns);
     });
 

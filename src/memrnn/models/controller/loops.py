@@ -16,11 +16,12 @@ from torch import Tensor
 
 from memrnn.models.controller.native import loops
 from memrnn.models.controller.products import add_read_grad, addmm, addmm_, members, mm, read
-from memrnn.structures.layout import Masks
+from memrnn.structures.layout import backward_masks
 from memrnn.structures.steps import (
     BackwardSteps,
     ForwardSteps,
     in_backward_order,
+    reordered,
     reversed_rows,
     sum_ends,
 )
@@ -110,15 +111,15 @@ def forward_loop(
 
 def backward_loop(
     d_s: Tensor, d_r: Tensor, d_h: Tensor, d_c: Tensor | None, d_values: Tensor,
-    values: Tensor, weights: Tensor, masks: Masks, d_q: Tensor, q_all: Tensor,
+    values: Tensor, weights: Tensor, strengths: Tensor, d_q: Tensor, q_all: Tensor,
     grad_p: Tensor | None, grad_gates: Tensor | None, w_q: Tensor, w_p: Tensor | None,
     p_slope: Tensor | None, d_pre: Tensor | None, d_z: Tensor, acts: Tensor,
     cells: Tensor | None, tanh_c: Tensor | None, w_rec: Tensor, shape: Shape,
 ) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
-    """Steps t = T-1 .. 0 of ``fused.backward``, named as there: the memory's row-indexed
-    tensors (d_s, d_values, the masks) in the order ``BackwardSteps`` keeps them, the
-    others as the forward left them (cells and tanh_c None for an Elman cell). Fills
-    d_q, d_z, d_pre and d_values; returns d_s, d_r and d_h after step 0."""
+    """Steps t = T-1 .. 0 of ``fused.backward``, named as there: d_s and d_values in the
+    row order ``BackwardSteps`` keeps, the others as the forward left them (cells and
+    tanh_c None for an Elman cell). Fills d_q, d_z, d_pre and d_values; returns d_s, d_r
+    and d_h after step 0."""
     layout, hid, m, e = shape.layout, shape.hidden, shape.width, shape.ends
     em, n, steps = e * m, layout.rows, d_q.shape[0]
     rev = reversed_rows(layout)
@@ -127,15 +128,18 @@ def backward_loop(
     if native is not None:
         d_s, d_r, d_h = native.backward_loop(
             d_s, d_r, d_h, d_c, d_values, values_t, in_backward_order(layout, weights),
-            masks.read_pos, masks.read_over, masks.pop_keep, masks.pop_take, d_q, q_all,
+            strengths, d_q, q_all,
             grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts, cells, tanh_c, w_rec,
             hid, m, members(w_rec) or 0, rev, [end == "high" for end in layout.ends],
             [end == "high" for end in sum_ends(layout)], list(layout.push_lines()),
         )  # fmt: skip
         return d_s, d_r, d_h
     group = members(w_rec)
-    # The slopes of the nonlinearities, for all steps (the compiled loop takes each
-    # step's from the forward's values as it goes).
+    # Every factor that does not depend on the backward recursion, for all steps: the
+    # memory's 0/1 factors and the slopes of the nonlinearities (the compiled loop takes
+    # each step's from the forward's values as it goes).
+    masks = reordered(layout, backward_masks(layout, strengths[:-1], strengths[1:],
+                                             q_all[..., em + e :]))  # fmt: skip
     q_slope = q_all * (1 - q_all)  # sigmoid' of the gates ...
     q_slope[..., :em] = 1 - q_all[..., :em] ** 2  # ... and tanh' of the values
     if cells is not None:

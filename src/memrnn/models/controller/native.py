@@ -6,9 +6,11 @@ are about a fifth of the step on a CPU. ``loops.cpp`` makes the same ATen calls,
 same order, from C++: the same numbers bit for bit (the tests compare the two on every
 kind of memory, cell and group), without the interpreter.
 
-It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed:
-``g++`` or ``clang++``) into a cache shared by every process of the machine, keyed by the
-source, the torch and the Python version, so a later process only loads it. Where it
+It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed,
+such as ``g++``; ``ninja`` comes with memrnn) into a cache shared by every process of the
+machine, keyed by the source, the flags, the torch and the Python version, so a later
+process only loads it (``prepare`` builds it ahead, as the runner does before it starts
+worker processes, and the test suite before its first test). Where it
 cannot be built, or with ``MEMRNN_NATIVE=0`` in the environment, the Python loops run
 instead, with a warning in the first case; ``python_loops()`` asks for them in a block.
 On a GPU the Python loops run: there the loop's cost is the kernel launches, which
@@ -77,11 +79,16 @@ def _build() -> ModuleType:
     if not library.exists():
         directory.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=directory))
+        # PyTorch runs ``ninja`` from PATH: the one pip put beside this interpreter first,
+        # for a virtual environment that was not activated.
+        path = os.environ.get("PATH", "")
+        os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), path])
         try:
             cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
                                extra_cflags=list(FLAGS), verbose=False)  # fmt: skip
             os.replace(scratch / f"{name}.so", library)
         finally:
+            os.environ["PATH"] = path
             shutil.rmtree(scratch, ignore_errors=True)
     return _load(name, library)
 
@@ -107,6 +114,12 @@ def loops(like: Tensor) -> ModuleType | None:
                 stacklevel=2,
             )
     return _built[0]
+
+
+def prepare() -> None:
+    """Build (or load) the compiled loops now, so that processes started later find them
+    in the cache instead of each compiling its own."""
+    loops(torch.zeros(()))
 
 
 @contextmanager
