@@ -10,6 +10,10 @@ one row per step) and write every intermediate into a buffer made once. The arit
 and the order of every sum, is that of Eqs. (2)-(11) and of Appendix A's Eqs. (12)-(18)
 (Grefenstette et al. 2015) as the layout's docstring writes them.
 
+On a CPU the controllers' compiled loop (``memrnn.models.controller.loops``) does the
+same arithmetic row by row in plain loops, computing the backward's masks as it goes;
+these classes are the reference it equals bit for bit, and run on a GPU.
+
 A stack's and a queue's backward sums the strengths from the high rows (the other end
 from where they pop and read), which costs two flips per sum; ``BackwardSteps`` then runs
 on row-reversed tensors, where those sums are plain cumulative sums over the same numbers

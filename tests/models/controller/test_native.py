@@ -22,10 +22,12 @@ CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (Tr
 
 
 def _case(memory: str, cell: str, o_prime: bool, members: int | None, start: int,
-          dtype: torch.dtype, seed: int) -> tuple[list[Tensor | None], Shape, list]:  # fmt: skip
-    """Random inputs of ``fused.forward`` and the gradients a backward starts from."""
+          dtype: torch.dtype, seed: int, t_len: int = 7,
+          gate_scale: float = 1.0) -> tuple[list[Tensor | None], Shape, list]:  # fmt: skip
+    """Random inputs of ``fused.forward`` and the gradients a backward starts from; the
+    gates' weights times ``gate_scale`` (30 in float32: pushes and pops of exactly 1)."""
     gen = torch.Generator().manual_seed(seed)
-    b, t_len, hid, m = 3, 7, 5, 4
+    b, hid, m = 3, 5, 4
     e = 2 if memory == "deque" else 1
     rows = b * (members or 1)
     lead = (members,) if members else ()
@@ -47,6 +49,10 @@ def _case(memory: str, cell: str, o_prime: bool, members: int | None, start: int
         torch.rand(rows, n0, dtype=dtype, generator=gen) if carried else None,
         rand(rows, n0, m) if carried else None,
     ]  # fmt: skip
+    w_q, b_q = inputs[6], inputs[7]
+    assert w_q is not None and b_q is not None
+    w_q[..., e * m :, :] *= gate_scale  # the gates' rows
+    b_q[..., e * m :] *= gate_scale
     shape = Shape(layout, hid, m, lstm=cell == "lstm", final=carried)
     # dL/d of o'_t, of the gates, and of the state after the last step (h, c, r, s, values)
     last = ((rows, hid), (rows, hid) if cell == "lstm" else None, (rows, e * m),
@@ -63,10 +69,10 @@ Compared = list[tuple[str, Tensor | None, Tensor | None]]
 
 
 def _both_ways(memory: str, cell: str, o_prime: bool, members: int | None, start: int,
-               dtype: torch.dtype, seed: int = 0) -> Compared:  # fmt: skip
+               dtype: torch.dtype, seed: int = 0, **sizes: float) -> Compared:  # fmt: skip
     """Every tensor of the forward's ``Run`` and every gradient, compiled and in Python."""
     inputs, shape, (grad_p, grad_gates, grad_last) = _case(memory, cell, o_prime, members,
-                                                           start, dtype, seed)  # fmt: skip
+                                                           start, dtype, seed, **sizes)  # type: ignore[arg-type]  # fmt: skip
     xw, h0, c0, w_rec, w_p, b_p, w_q, b_q, noise, r0, s0, values0 = inputs
     assert xw is not None and h0 is not None and w_rec is not None
     assert w_q is not None and b_q is not None
@@ -119,6 +125,24 @@ def test_compiled_loops_equal_the_python_ones_from_a_carried_state(memory: str,
             assert fast is None, name
         else:
             assert fast is not None and torch.equal(fast, slow), name
+
+
+@needs_compiler
+@pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+def test_compiled_loops_equal_the_python_ones_at_the_kinks_of_a_long_sequence(
+    memory: str,
+) -> None:
+    """T = 60 in float32 with saturated gates: pushes and pops of exactly 1, so that sums
+    of strengths land exactly on 1 and reads on the ties of min(s, 1 - A)."""
+    compared = _both_ways(memory, "lstm", False, 2, 0, torch.float32, seed=3, t_len=60,
+                          gate_scale=30.0)  # fmt: skip
+    for name, fast, slow in compared:
+        if slow is None:
+            assert fast is None, name
+        else:
+            assert fast is not None and torch.equal(fast, slow), name
+    strengths = dict((name, slow) for name, _, slow in compared)["run.strengths"]
+    assert strengths is not None and ((strengths == 1).sum() > 100)
 
 
 def test_no_compiled_loops_off_the_cpu_or_when_switched_off(

@@ -13,6 +13,8 @@ by that bookkeeping, not by arithmetic. ``forward`` here runs the same recurrenc
   with it, and its gradient accumulates in one buffer of the same size;
 - the memory keeps its strengths s_{t-1} (O(n) numbers per step) and recomputes its step
   in the backward (``memrnn.structures.layout``, Grefenstette et al. 2015, Appendix A).
+- the loop over t, forward and backward, runs compiled on a CPU where it can
+  (``memrnn.models.controller.loops``), the same numbers bit for bit as in Python.
 
 ``MemoryRNN.forward`` and ``trace`` use it (``sequence.run_fused``); ``MemoryRNN.step``
 remains the literal per-step reference the tests compare it with. ``MemoryRNN.stream``
