@@ -89,6 +89,15 @@ def _both_ways(memory: str, cell: str, o_prime: bool, members: int | None, start
     return [(k, compiled[k], reference[k]) for k in reference]
 
 
+def _assert_equal(compared: Compared) -> None:
+    """Each pair the same bit for bit, or both absent."""
+    for name, fast, slow in compared:
+        if slow is None:
+            assert fast is None, name
+        else:
+            assert fast is not None and torch.equal(fast, slow), name
+
+
 needs_compiler = pytest.mark.skipif(
     shutil.which("c++") is None and shutil.which("g++") is None, reason="no C++ compiler"
 )
@@ -106,11 +115,7 @@ def test_the_loops_are_compiled_where_a_compiler_is() -> None:
 @pytest.mark.parametrize("members", [None, 3])
 def test_compiled_loops_equal_the_python_ones(memory: str, cell: str, o_prime: bool,
                                               members: int | None) -> None:  # fmt: skip
-    for name, fast, slow in _both_ways(memory, cell, o_prime, members, 0, torch.float32):
-        if slow is None:
-            assert fast is None, name
-        else:
-            assert fast is not None and torch.equal(fast, slow), name
+    _assert_equal(_both_ways(memory, cell, o_prime, members, 0, torch.float32))
 
 
 @needs_compiler
@@ -120,11 +125,7 @@ def test_compiled_loops_equal_the_python_ones_from_a_carried_state(memory: str,
                                                                     cell: str) -> None:  # fmt: skip
     """A memory carried in (``Layout.start``), the state after the last step returned and
     its gradient given, in float64."""
-    for name, fast, slow in _both_ways(memory, cell, True, None, 4, torch.float64, seed=1):
-        if slow is None:
-            assert fast is None, name
-        else:
-            assert fast is not None and torch.equal(fast, slow), name
+    _assert_equal(_both_ways(memory, cell, True, None, 4, torch.float64, seed=1))
 
 
 @needs_compiler
@@ -136,11 +137,7 @@ def test_compiled_loops_equal_the_python_ones_at_the_kinks_of_a_long_sequence(
     of strengths land exactly on 1 and reads on the ties of min(s, 1 - A)."""
     compared = _both_ways(memory, "lstm", False, 2, 0, torch.float32, seed=3, t_len=60,
                           gate_scale=30.0)  # fmt: skip
-    for name, fast, slow in compared:
-        if slow is None:
-            assert fast is None, name
-        else:
-            assert fast is not None and torch.equal(fast, slow), name
+    _assert_equal(compared)
     strengths = dict((name, slow) for name, _, slow in compared)["run.strengths"]
     assert strengths is not None and ((strengths == 1).sum() > 100)
 
