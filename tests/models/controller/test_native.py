@@ -5,6 +5,7 @@ happens where they cannot be built."""
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import warnings
 from pathlib import Path
@@ -99,7 +100,9 @@ def _assert_equal(compared: Compared) -> None:
 
 
 needs_compiler = pytest.mark.skipif(
-    shutil.which("c++") is None and shutil.which("g++") is None, reason="no C++ compiler"
+    (shutil.which("c++") is None and shutil.which("g++") is None)
+    or os.environ.get("MEMRNN_NATIVE") == "0",
+    reason="no C++ compiler, or MEMRNN_NATIVE=0",
 )
 
 
