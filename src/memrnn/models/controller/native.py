@@ -75,22 +75,24 @@ def _build() -> ModuleType:
 
     name = _name()
     directory = cache_directory()
-    library = directory / f"{name}.so"
-    if not library.exists():
-        directory.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=directory))
-        # PyTorch runs ``ninja`` from PATH: the one pip put beside this interpreter first,
-        # for a virtual environment that was not activated.
-        path = os.environ.get("PATH", "")
-        os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), path])
-        try:
-            cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
-                               extra_cflags=list(FLAGS), verbose=False)  # fmt: skip
-            os.replace(scratch / f"{name}.so", library)
-        finally:
-            os.environ["PATH"] = path
-            shutil.rmtree(scratch, ignore_errors=True)
-    return _load(name, library)
+    suffix = ".pyd" if sys.platform == "win32" else ".so"  # as PyTorch names the library
+    library = directory / f"{name}{suffix}"
+    if library.exists():
+        return _load(name, library)
+    directory.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=directory))
+    # PyTorch runs ``ninja`` from PATH: the one pip put beside this interpreter first, for
+    # a virtual environment that was not activated.
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), path])
+    try:
+        built: ModuleType = cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
+                                               extra_cflags=list(FLAGS), verbose=False)  # fmt: skip
+        os.replace(scratch / library.name, library)  # the loaded module stays valid
+    finally:
+        os.environ["PATH"] = path
+        shutil.rmtree(scratch, ignore_errors=True)
+    return built
 
 
 def loops(like: Tensor) -> ModuleType | None:
