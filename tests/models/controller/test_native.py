@@ -159,6 +159,7 @@ def test_a_failed_build_warns_once_and_the_python_loops_run(
     def fails() -> None:
         raise RuntimeError("c++: not found")
 
+    monkeypatch.delenv("MEMRNN_NATIVE", raising=False)
     monkeypatch.setattr(native, "_build", fails)
     monkeypatch.setattr(native, "_built", [])
     with pytest.warns(RuntimeWarning, match="could not be built.*c\\+\\+: not found"):
