@@ -1,10 +1,13 @@
 // The time loops of memrnn.models.controller.fused, compiled (see native.py).
 //
-// Each loop makes the same ATen calls, on the same tensors and in the same order, as the
-// Python loop it replaces, so the numbers are the same bit for bit; what goes is the
-// interpreter's few microseconds per operation, which at the paper's sizes are about a
-// fifth of a training step. The Python loops in fused.py and steps.py stay the
-// reference, and the fallback where this file cannot be compiled.
+// Where ATen's own rounding matters (the matrix products, sigmoid, tanh, addcmul) each
+// loop makes the same ATen calls, on the same tensors and in the same order, as the
+// Python loop it replaces; the rest (the memory's step, the backward's 0/1 factors, the
+// slopes) runs as plain loops with the same arithmetic in the same order. The numbers
+// are the same bit for bit; what goes is the interpreter's few microseconds per
+// operation, about a sixth of a training step at the paper's sizes. The Python loops
+// (loops.py, with steps.py for the memory) stay the reference, and run where this file
+// cannot be compiled.
 
 #include <torch/extension.h>
 

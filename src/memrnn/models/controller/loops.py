@@ -2,7 +2,7 @@
 from the first step and backward from the last, filling buffers ``fused`` made.
 
 Each loop runs compiled (``loops.cpp``, ``memrnn.models.controller.native``) where it can,
-and in Python otherwise; the two make the same ATen calls in the same order, and so give
+and in Python otherwise; the two do the same arithmetic in the same order, and so give
 the same numbers bit for bit. The Python loops here are the reference the tests compare
 the compiled ones with.
 """

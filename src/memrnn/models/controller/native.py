@@ -2,9 +2,10 @@
 
 At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
 operations per time step, and the Python interpreter's few microseconds per operation
-are about a fifth of the step on a CPU. ``loops.cpp`` makes the same ATen calls, in the
-same order, from C++: the same numbers bit for bit (the tests compare the two on every
-kind of memory, cell and group), without the interpreter.
+are about a sixth of the step on a CPU. ``loops.cpp`` runs the same loops from C++: the
+same ATen calls where ATen's rounding matters, plain loops with the same arithmetic
+elsewhere, and so the same numbers bit for bit (the tests compare the two on every kind
+of memory, cell and group), without the interpreter.
 
 It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed,
 such as ``g++``; ``ninja`` comes with memrnn) into a cache shared by every process of the
