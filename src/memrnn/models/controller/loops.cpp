@@ -92,7 +92,7 @@ struct Rows {
 
 // The memory's step (steps.ForwardSteps and BackwardSteps), row by row in plain loops:
 // the same arithmetic in the same order as their tensor operations. ATen's cumulative
-// sum on a CPU adds in double and rounds each partial sum, so ``sum`` below does too; a
+// sum on a CPU adds in double and rounds each partial sum, so ``sums_from`` does too; a
 // max(0, x) is x < 0 ? 0 : x (NaN passes, as clamp_min lets it). Zeros may differ in
 // sign from the tensor operations', which changes no sum or product that is not zero.
 template <typename T>
@@ -100,17 +100,16 @@ T relu(T x) {
   return x < 0 ? T(0) : x;
 }
 
-// Visits i = 0 .. n-1 from ``end`` (high: n-1 first) with the sum of x over the rows
-// already visited (exclusive) or including row i (inclusive), as a cumulative sum from
-// that end rounds it.
+// Visits i = 0 .. n-1 from one end (high: n-1 first) with A_i, the sum of x over the rows
+// already visited (those between row i and that end), as a cumulative sum from that end
+// rounds it.
 template <typename T, typename F>
-void sums_from(bool high, int64_t n, bool inclusive, const T* x, int64_t stride, F visit) {
+void sums_from(bool high, int64_t n, const T* x, int64_t stride, F visit) {
   double acc = 0;
   for (int64_t k = 0; k < n; ++k) {
     const int64_t i = high ? n - 1 - k : k;
-    if (inclusive) acc += x[i * stride];
     visit(i, static_cast<T>(acc));
-    if (!inclusive) acc += x[i * stride];
+    acc += x[i * stride];
   }
 }
 
@@ -127,7 +126,7 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
     for (int64_t end = 0; end < e; ++end) {
       const Rows<T>* dst = end == e - 1 ? &s_out : &s_mid;
       const T u = gates(b, em + e + end);
-      sums_from<T>(ends_high[end], n, false, &(*src)(b, 0), src->col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], n, &(*src)(b, 0), src->col, [&](int64_t i, T a) {
         (*dst)(b, i) = relu<T>((*src)(b, i) - relu<T>(u - a));
       });
       src = dst;
@@ -136,7 +135,7 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
     // Read weights of each end: w_i = min(s_i, max(0, 1 - A_i)).
     for (int64_t end = 0; end < e; ++end) {
       const Rows<T> w(weights_t[end]);
-      sums_from<T>(ends_high[end], n, false, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], n, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
         const T room = relu<T>(T(1) - a), s = s_out(b, i);
         w(b, i) = std::isnan(s) ? s : (s < room ? s : room);
       });
@@ -173,7 +172,7 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
     // The read weights' masks: w = min(s, max(0, 1 - A)) has a slope (pos) where w = s
     // (ties included) or A < 1, and is 1 - A (over) where A < 1 and s > room.
     for (int64_t end = 0; end < e; ++end) {
-      sums_from<T>(ends_high[end], n, false, &s_after(b, 0), s_after.col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], n, &s_after(b, 0), s_after.col, [&](int64_t i, T a) {
         const T room = relu<T>(T(1) - a);
         const bool left = s_after(b, i) <= room, free = a < T(1);
         pos[end * n + in_order(i)] = static_cast<T>(left || free);
@@ -184,7 +183,7 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
     for (int64_t i = 0; i < n; ++i) s_now[i] = s_before(b, i);
     for (int64_t end = 0; end < e; ++end) {
       const T u = gates(b, em + e + end);
-      sums_from<T>(ends_high[end], n, false, s_now.data(), 1, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], n, s_now.data(), 1, [&](int64_t i, T a) {
         const T r = u - a;
         s_next[i] = relu<T>(s_now[i] - relu<T>(r));
         take[(end * rows + b) * n + in_order(i)] = static_cast<T>(r > 0);
@@ -342,8 +341,7 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
                                ends_high, pushed);
     });
     for (int64_t end = 0; end < e; ++end) {
-      const int64_t row = push_lines[end].first + push_lines[end].second * t;
-      values.select(1, row).copy_(q.slice(1, end * m, (end + 1) * m));
+      values.select(1, pushed[end]).copy_(q.slice(1, end * m, (end + 1) * m));
     }
     const int64_t lo = windows[t].first, hi = windows[t].second;
     read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo), k,
@@ -388,9 +386,7 @@ std::vector<Tensor> backward_loop(
     });
 
     for (int64_t end = 0; end < e; ++end) {
-      const int64_t row = push_lines[end].first + push_lines[end].second * t;
-      const Tensor row_grad = d_values.select(1, reversed ? n - 1 - row : row);
-      d_q[t].slice(1, end * m, (end + 1) * m).copy_(row_grad);
+      d_q[t].slice(1, end * m, (end + 1) * m).copy_(d_values.select(1, columns[end]));
     }
     const Tensor dq = d_q[t];
     if (grad_gates.defined()) dq.slice(1, em).add_(grad_gates[t]);
