@@ -120,6 +120,8 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
   const int64_t rows = before.size(0), n = before.size(1);
   const int64_t e = static_cast<int64_t>(ends_high.size());
   const Rows<T> s_in(before), s_out(after), s_mid(mid), gates(q);
+  std::vector<Rows<T>> read_weights;  // each end's (B, n) view, taken once, not per row
+  for (int64_t end = 0; end < e; ++end) read_weights.emplace_back(weights_t[end]);
   for (int64_t b = 0; b < rows; ++b) {
     // Pop each end, top first: s'_i = max(0, s_i - max(0, u - A_i)).
     const Rows<T>* src = &s_in;
@@ -134,7 +136,7 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
     for (int64_t end = 0; end < e; ++end) s_out(b, pushed[end]) = gates(b, em + end);
     // Read weights of each end: w_i = min(s_i, max(0, 1 - A_i)).
     for (int64_t end = 0; end < e; ++end) {
-      const Rows<T> w(weights_t[end]);
+      const Rows<T>& w = read_weights[end];
       sums_from<T>(ends_high[end], n, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
         const T room = relu<T>(T(1) - a), s = s_out(b, i);
         w(b, i) = std::isnan(s) ? s : (s < room ? s : room);
