@@ -30,20 +30,20 @@ DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
 
 # The single-threaded run time of each experiment's quick profile, in minutes, and where
 # it was measured: `memrnn reproduce` names them when asked to run nothing in particular.
-_QUICK = "the quick profile's runs inside `make reproduce` from a fresh clone, 2-core CPU"
+_QUICK = "`memrnn reproduce NAME --profile quick --workers 2` from a fresh clone, 2-core CPU"
 QUICK_MINUTES: dict[str, tuple[float, str]] = {
-    "trask2016": (2, _QUICK),
-    "paassen2021": (9, _QUICK),
-    "hewitt2020": (17, _QUICK),
-    "ba2016": (29, _QUICK),
-    "grefenstette2015": (94, _QUICK),
-    "matrix": (89, "`memrnn reproduce matrix --profile quick --workers 2`, 2-core CPU, grouped"),
+    "trask2016": (1.2, _QUICK),
+    "paassen2021": (8.2, _QUICK),
+    "hewitt2020": (14.7, _QUICK),
+    "ba2016": (25.9, _QUICK),
+    "grefenstette2015": (69.4, _QUICK),
+    "matrix": (73.8, _QUICK + ", runs trained as groups"),
 }
 
 
 def quick_times() -> str:
     """Every experiment with its quick profile's measured minutes, shortest first; those
-    never measured (the matrix until it is, a plugin's) last."""
+    never measured (a plugin's) last."""
     names = experiment_names()
     timed = sorted((QUICK_MINUTES[n][0], n) for n in names if n in QUICK_MINUTES)
     shown = [f"{name} {minutes:g} min" for minutes, name in timed]
