@@ -1,5 +1,6 @@
 """The samplers: words in the language and in the length range, determinism, coverage of
-the lengths and of the short words, and argument checks."""
+the lengths and of the short words, the same draws as the derivation written literally,
+and argument checks."""
 
 from __future__ import annotations
 
@@ -161,3 +162,40 @@ def test_derive_abandons_long_draws() -> None:
     draws = [grammar.derive(rng, 5) for _ in range(100)]
     assert draws.count(None) > 90
     assert all(d is None or (1 <= len(d) <= 5 and set(d) == {"a"}) for d in draws)
+
+
+def _literal_derive(
+    grammar: ProbabilisticGrammar, rng: np.random.Generator, max_length: int
+) -> str | None:
+    """``ProbabilisticGrammar.derive`` as its docstring reads: one uniform draw per
+    expansion picks the first right-hand side whose cumulative probability exceeds it, and
+    the bound adds each pending symbol's shortest word afresh."""
+    heads = grammar.productions
+    shortest = {head: grammar._min_length[head] for head in heads}
+    word: list[str] = []
+    pending = [grammar.start]
+    expansions = 0
+    while pending:
+        symbol = pending.pop()
+        if symbol not in heads:
+            word.append(symbol)
+            continue
+        expansions += 1
+        bound = len(word) + sum(shortest.get(s, 1) for s in pending) + shortest[symbol]
+        if bound > max_length or expansions > 4 * max_length + 64:
+            return None
+        cumulative = np.cumsum([p for _, p in heads[symbol]])
+        i = int(np.searchsorted(cumulative, rng.random(), side="right"))
+        rhs = heads[symbol][min(i, len(cumulative) - 1)][0]
+        pending.extend(reversed(rhs))
+    return "".join(word) if len(word) <= max_length else None
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_derive_draws_as_written_literally(name: str) -> None:
+    grammar = GRAMMARS[name]
+    for seed in range(5):
+        fast, literal = np.random.default_rng(seed), np.random.default_rng(seed)
+        for max_length in (1, 4, 10, 30, 60) * 40:
+            assert grammar.derive(fast, max_length) == _literal_derive(grammar, literal, max_length)
+        assert fast.random() == literal.random()  # the same draws were taken

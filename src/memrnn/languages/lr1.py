@@ -253,6 +253,11 @@ class LR1Automaton:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.accepting: frozenset[str] = final
         self.max_reductions = max_reductions
+        # Which rule matches depends only on the top symbols a suffix can reach and on y,
+        # so each such pair is looked up once (parsing is most of the time spent drawing
+        # data sets for the stack machines).
+        self._reach = max((len(rule.suffix) for rule in self.rules), default=0)
+        self._matched: dict[tuple[tuple[str, ...], str], Rule | None] = {}
 
     def __repr__(self) -> str:
         rules = ", ".join(str(rule) for rule in self.rules)
@@ -314,10 +319,10 @@ class LR1Automaton:
 
     def _match(self, stack: Sequence[str], y: str) -> Rule | None:
         # The paper's exists-quantifier: the first matching rule in list order.
-        for rule in self.rules:
-            if rule.matches(stack, y):
-                return rule
-        return None
+        key = (tuple(stack[max(0, len(stack) - self._reach) :]), y)
+        if key not in self._matched:
+            self._matched[key] = next((rule for rule in self.rules if rule.matches(stack, y)), None)
+        return self._matched[key]
 
     def _reduce(
         self,

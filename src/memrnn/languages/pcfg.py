@@ -59,6 +59,7 @@ with probability 0.04 per symbol written in E, about every 50 symbols.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -83,9 +84,13 @@ class ProbabilisticGrammar:
     start: str
     productions: Mapping[str, tuple[tuple[str, float], ...]]
     # Derived once: the shortest word each nonterminal derives, and per nonterminal the
-    # cumulative probabilities with the right-hand sides, so one uniform draw picks one.
+    # cumulative probabilities with, for each right-hand side, its symbols in the order
+    # they are pushed (reversed) and how much it raises the bound on the word's length,
+    # so one uniform draw picks one and the loop does no other arithmetic.
     _min_length: dict[str, int] = field(init=False, repr=False, compare=False)
-    _tables: dict[str, tuple[np.ndarray, list[str]]] = field(init=False, repr=False, compare=False)
+    _tables: dict[str, tuple[list[float], list[tuple[tuple[str, ...], int]]]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if self.start not in self.productions:
@@ -97,9 +102,18 @@ class ProbabilisticGrammar:
                 raise ValueError(f"productions[{head!r}]: no right-hand sides")
             check_distribution(f"productions[{head!r}]", [p for _, p in rules], len(rules))
         sides = {head: [rhs for rhs, _ in rules] for head, rules in self.productions.items()}
-        object.__setattr__(self, "_min_length", shortest_lengths(sides, "productions", "word"))
+        shortest = shortest_lengths(sides, "productions", "word")
+        object.__setattr__(self, "_min_length", shortest)
+
+        def pushed(head: str, rhs: str) -> tuple[tuple[str, ...], int]:
+            grows = sum(shortest.get(s, 1) for s in rhs) - shortest[head]
+            return tuple(reversed(rhs)), grows
+
         tables = {
-            head: (np.cumsum([p for _, p in rules]), [rhs for rhs, _ in rules])
+            head: (
+                np.cumsum([p for _, p in rules]).tolist(),
+                [pushed(head, rhs) for rhs, _ in rules],
+            )
             for head, rules in self.productions.items()
         }
         object.__setattr__(self, "_tables", tables)
@@ -118,24 +132,26 @@ class ProbabilisticGrammar:
         nonterminals can still emit exceed ``max_length`` (or after 4 * max_length + 64
         expansions, a guard for grammars with chains that emit nothing).
         """
-        min_length, tables = self._min_length, self._tables
+        tables, draw = self._tables, rng.random
         word: list[str] = []
         pending = [self.start]  # top is the leftmost symbol still to derive
-        bound = min_length[self.start]  # len(word) + the fewest symbols pending can emit
-        expansions = 0
+        bound = self._min_length[self.start]  # len(word) + the fewest pending can emit
+        expansions, most = 0, 4 * max_length + 64
         while pending:
             symbol = pending.pop()
-            if symbol not in tables:
+            table = tables.get(symbol)
+            if table is None:
                 word.append(symbol)
                 continue
             expansions += 1
-            if bound > max_length or expansions > 4 * max_length + 64:
+            if bound > max_length or expansions > most:
                 return None
-            cumulative, sides = tables[symbol]
-            i = int(np.searchsorted(cumulative, rng.random(), side="right"))
-            rhs = sides[min(i, len(sides) - 1)]  # min: rounding in the last cumulative sum
-            bound += sum(min_length.get(s, 1) for s in rhs) - min_length[symbol]
-            pending.extend(reversed(rhs))
+            cumulative, sides = table
+            # the first side whose cumulative probability exceeds the draw; the last when
+            # rounding leaves the last cumulative sum below 1
+            symbols, grows = sides[min(bisect_right(cumulative, draw()), len(sides) - 1)]
+            bound += grows
+            pending.extend(symbols)
         return "".join(word) if len(word) <= max_length else None
 
 
