@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from memrnn.languages.automata import automaton
+from memrnn.languages.pcfg import sample_words
+from memrnn.tasks.lr1_data import LR1Coding
 from memrnn.tasks.rsm_benchmarks import (
     LANGUAGE_TASKS,
     TASKS,
+    language_dataset,
     make_dataset,
     scored_rows,
 )
@@ -81,3 +84,24 @@ def test_bad_arguments() -> None:
         make_dataset("copy", rng, 0, test=False)
     with pytest.raises(ValueError, match="task: expected one of"):
         scored_rows("nope", np.zeros((3, 1)))
+
+
+@pytest.mark.parametrize("task", ["latch", "dyck2", "json"])
+def test_words_drawn_again_are_coded_as_the_first_time(task: str) -> None:
+    # short words recur from batch to batch, and each is coded once and shared
+    coding = LR1Coding(automaton(task))
+    for seed in range(3):
+        words = sample_words(task, np.random.default_rng(seed), 40, 1, 6)
+        data = language_dataset(task, np.random.default_rng(seed), 40, (1, 6))
+        rows = zip(words, data.inputs, data.targets, data.teachers, strict=True)
+        for word, x, y, teacher in rows:
+            fresh = coding.example(word)
+            np.testing.assert_array_equal(x, fresh.inputs)
+            np.testing.assert_array_equal(y, fresh.outputs[1:])
+            np.testing.assert_array_equal(teacher.outputs, fresh.outputs)
+            assert [list(step) for step in teacher.actions] == fresh.actions
+            # shared, so read-only: a change would reach every later batch
+            with pytest.raises(ValueError, match="read-only"):
+                x[0, 0] = 2.0
+            with pytest.raises(TypeError):
+                teacher.actions[0] = []  # type: ignore[index]

@@ -8,6 +8,7 @@ output 1 exactly when the reduced stack is a single accepting nonterminal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ class LR1Example:
 
     word: str
     inputs: np.ndarray
-    actions: list[list[tuple[int, int]]]
+    actions: Sequence[Sequence[tuple[int, int]]]
     shift: np.ndarray
     outputs: np.ndarray
 

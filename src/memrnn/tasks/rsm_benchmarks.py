@@ -19,6 +19,8 @@ is dropped). ``Dataset.targets`` holds what is scored, one row per input step.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +31,7 @@ from memrnn.languages.pcfg import sample_words
 from memrnn.tasks.base import StackTask, TaskBatch
 from memrnn.tasks.bit_copy import copy_example
 from memrnn.tasks.bit_copy import nonterminal_codes as copy_nonterminals
-from memrnn.tasks.lr1_data import LR1Coding
+from memrnn.tasks.lr1_data import LR1Coding, LR1Example
 from memrnn.tasks.scoring import mean_absolute_error
 from memrnn.tasks.stack_teacher import StackTeacher
 from memrnn.validation import check_choice, check_int
@@ -120,11 +122,11 @@ def language_dataset(
     task: str, rng: np.random.Generator, n: int, lengths: tuple[int, int]
 ) -> Dataset:
     """``n`` words of latch or a language (``task``) with lengths in ``lengths``."""
-    coding = LR1Coding(automaton(task))
+    coding = _coding(task)
     low, high = lengths
     if task == "anbn" and low % 2:  # a^n b^n has only even lengths; sampling needs one
         low += 1
-    examples = [coding.example(word) for word in sample_words(task, rng, n, low, high)]
+    examples = [_example(task, word) for word in sample_words(task, rng, n, low, high)]
     return Dataset(
         task,
         [e.inputs for e in examples],
@@ -133,6 +135,24 @@ def language_dataset(
         coding.nonterminal_codes(),
         binary=True,
     )
+
+
+@functools.cache
+def _coding(task: str) -> LR1Coding:
+    """The coding of ``task``'s automaton, made once."""
+    return LR1Coding(automaton(task))
+
+
+@functools.lru_cache(maxsize=4096)
+def _example(task: str, word: str) -> LR1Example:
+    """``word`` coded and parsed, once per word: short words recur in almost every batch,
+    and parsing them again was half the time of drawing one. Its arrays are read-only and
+    its actions tuples, since every data set that draws the word shares them."""
+    example = _coding(task).example(word)
+    for array in (example.inputs, example.shift, example.outputs):
+        array.flags.writeable = False
+    frozen = tuple(tuple(step) for step in example.actions)
+    return dataclasses.replace(example, actions=frozen)
 
 
 def copy_dataset(
