@@ -87,12 +87,13 @@ def test_bad_arguments() -> None:
 
 
 @pytest.mark.parametrize("task", ["latch", "dyck2", "json"])
-def test_words_drawn_again_are_coded_as_the_first_time(task: str) -> None:
+@pytest.mark.parametrize("lengths", [(1, 6), (17, 30)], ids=["kept", "long"])
+def test_words_drawn_again_are_coded_as_the_first_time(task: str, lengths: tuple[int, int]) -> None:
     # short words recur from batch to batch, and each is coded once and shared
     coding = LR1Coding(automaton(task))
     for seed in range(3):
-        words = sample_words(task, np.random.default_rng(seed), 40, 1, 6)
-        data = language_dataset(task, np.random.default_rng(seed), 40, (1, 6))
+        words = sample_words(task, np.random.default_rng(seed), 12, *lengths)
+        data = language_dataset(task, np.random.default_rng(seed), 12, lengths)
         rows = zip(words, data.inputs, data.targets, data.teachers, strict=True)
         for word, x, y, teacher in rows:
             fresh = coding.example(word)

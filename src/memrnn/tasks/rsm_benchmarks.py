@@ -143,16 +143,28 @@ def _coding(task: str) -> LR1Coding:
     return LR1Coding(automaton(task))
 
 
-@functools.lru_cache(maxsize=4096)
+# Words up to this length are coded once per process: short words recur in almost every
+# batch (Dyck-2 has 1,618 words of lengths 2 to 10), and coding them again was half the
+# time of drawing a batch; longer ones rarely recur.
+KEPT_LENGTH = 16
+
+
 def _example(task: str, word: str) -> LR1Example:
-    """``word`` coded and parsed, once per word: short words recur in almost every batch,
-    and parsing them again was half the time of drawing one. Its arrays are read-only and
-    its actions tuples, since every data set that draws the word shares them."""
-    example = _coding(task).example(word)
+    """``word`` coded and parsed, read-only: its arrays cannot be written and its actions
+    are tuples, since a word kept is shared by every data set that draws it."""
+    return _kept(task, word) if len(word) <= KEPT_LENGTH else _frozen(_coding(task).example(word))
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept(task: str, word: str) -> LR1Example:
+    return _frozen(_coding(task).example(word))
+
+
+def _frozen(example: LR1Example) -> LR1Example:
     for array in (example.inputs, example.shift, example.outputs):
         array.flags.writeable = False
-    frozen = tuple(tuple(step) for step in example.actions)
-    return dataclasses.replace(example, actions=frozen)
+    actions = tuple(tuple(step) for step in example.actions)
+    return dataclasses.replace(example, actions=actions)
 
 
 def copy_dataset(
