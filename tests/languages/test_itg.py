@@ -1,7 +1,10 @@
 """ITGs and their sampler: the data model and its checks, inversion, the order of the
-vocabularies, determinism, rejection, the runaway guard and argument checks."""
+vocabularies, determinism, the same draws as the derivation written literally, rejection,
+the runaway guard and argument checks."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
@@ -158,3 +161,59 @@ def test_bad_rng_and_tries() -> None:
         sample_pair(SVO_TO_SOV, 0, 1, 5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_tries"):
         sample_pair(SVO_TO_SOV, np.random.default_rng(0), 1, 5, max_tries=0)
+
+
+def _literal_derive(
+    grammar: ITG, rng: np.random.Generator, max_length: int
+) -> tuple[list[str], list[str]] | None:
+    """``ITG.derive`` as its docstring reads: one uniform draw per class word and per
+    expansion, the rule picked from the cumulative probabilities, and the bound (source
+    words chosen plus the fewest the pending constituents derive) summed afresh."""
+    fewest = grammar._min_length
+    root: dict[str, Any] = {"symbol": grammar.start, "children": {}}
+    pending, chosen, expansions = [root], 0, 0
+    while pending:
+        node = pending.pop()
+        pairs = grammar.classes.get(node["symbol"])
+        if pairs is not None:
+            node["pair"] = pairs[min(int(rng.random() * len(pairs)), len(pairs) - 1)]
+            chosen += 1
+            continue
+        expansions += 1
+        bound = chosen + fewest[node["symbol"]] + sum(fewest[n["symbol"]] for n in pending)
+        if bound > max_length or expansions > 4 * max_length + 64:
+            return None
+        rules = grammar.rules[node["symbol"]]
+        cumulative = np.cumsum([r.probability for r in rules])
+        i = int(np.searchsorted(cumulative, rng.random(), side="right"))
+        node["rule"] = rule = rules[min(i, len(rules) - 1)]
+        chosen += sum(isinstance(x, str) for x in rule.source)
+        for x in reversed(rule.source):
+            if isinstance(x, Ref):
+                node["children"][x.index] = child = {"symbol": x.name, "children": {}}
+                pending.append(child)
+    if chosen > max_length:
+        return None
+
+    def spell(node: dict[str, Any], side: int) -> list[str]:
+        if "pair" in node:
+            return [node["pair"][side]]
+        items = (node["rule"].source, node["rule"].target)[side]
+        return [
+            w
+            for x in items
+            for w in ([x] if isinstance(x, str) else spell(node["children"][x.index], side))
+        ]
+
+    return spell(root, 0), spell(root, 1)
+
+
+@pytest.mark.parametrize(
+    "grammar", [SVO_TO_SOV, GENDERLESS_TO_GENDERED], ids=["svo", "conjugation"]
+)
+def test_derive_draws_as_written_literally(grammar: ITG) -> None:
+    for seed in range(4):
+        fast, literal = np.random.default_rng(seed), np.random.default_rng(seed)
+        for max_length in (1, 5, 12, 40) * 50:
+            assert grammar.derive(fast, max_length) == _literal_derive(grammar, literal, max_length)
+        assert fast.random() == literal.random()  # the same draws were taken

@@ -25,6 +25,7 @@ grammars are :mod:`memrnn.languages.grammars`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -130,12 +131,14 @@ class ITG:
     start: str
     rules: Mapping[str, tuple[ITGRule, ...]]
     classes: Mapping[str, tuple[tuple[str, str], ...]]
-    # Derived once: the fewest source words each symbol derives, and per nonterminal the
-    # cumulative probabilities, the rules, and each rule's fewest source words.
+    # Derived once: the fewest source words each symbol derives; and per nonterminal the
+    # cumulative probabilities of its rules with, per rule, how much it raises the bound on
+    # the source's length and its children (index, nonterminal) in the order they are
+    # pushed, so that a derivation does no other work per expansion.
     _min_length: dict[str, int] = field(init=False, repr=False, compare=False)
-    _tables: dict[str, tuple[np.ndarray, list[ITGRule], list[int]]] = field(
-        init=False, repr=False, compare=False
-    )
+    _tables: dict[
+        str, tuple[list[float], list[tuple[ITGRule, int, tuple[tuple[int, str], ...]]]]
+    ] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.start not in self.rules:
@@ -171,11 +174,16 @@ class ITG:
         # a class derives one word; _side_min looks classes up too
         min_length = shortest_lengths(sources, "rules", "pair") | dict.fromkeys(self.classes, 1)
         object.__setattr__(self, "_min_length", min_length)
+
+        def choice(head: str, rule: ITGRule) -> tuple[ITGRule, int, tuple[tuple[int, str], ...]]:
+            grows = _side_min(rule.source, min_length) - min_length[head]
+            refs = tuple((x.index, x.name) for x in reversed(rule.source) if isinstance(x, Ref))
+            return rule, grows, refs
+
         tables = {
             head: (
-                np.cumsum([r.probability for r in rules]),
-                list(rules),
-                [_side_min(r.source, min_length) for r in rules],
+                np.cumsum([r.probability for r in rules]).tolist(),
+                [choice(head, r) for r in rules],
             )
             for head, rules in self.rules.items()
         }
@@ -219,27 +227,29 @@ class ITG:
         expansions, a guard for rules that add no source word), so it never runs away even
         when the grammar is supercritical.
         """
+        classes, tables, draw = self.classes, self._tables, rng.random
         root = _Node(self.start)
         pending = [root]  # top is the leftmost constituent still to derive
         bound = self._min_length[self.start]  # words chosen + the fewest pending can derive
-        expansions = 0
+        expansions, most = 0, 4 * max_length + 64
         while pending:
             node = pending.pop()
-            pairs = self.classes.get(node.symbol)
+            pairs = classes.get(node.symbol)
             if pairs is not None:  # a class derives exactly one word: bound holds
-                node.pair = pairs[min(int(rng.random() * len(pairs)), len(pairs) - 1)]
+                node.pair = pairs[min(int(draw() * len(pairs)), len(pairs) - 1)]
                 continue
             expansions += 1
-            if bound > max_length or expansions > 4 * max_length + 64:
+            if bound > max_length or expansions > most:
                 return None
-            cumulative, rules, lengths = self._tables[node.symbol]
-            i = min(int(np.searchsorted(cumulative, rng.random(), side="right")), len(rules) - 1)
-            node.rule = rule = rules[i]
-            bound += lengths[i] - self._min_length[node.symbol]
-            for x in reversed(rule.source):
-                if isinstance(x, Ref):
-                    node.children[x.index] = child = _Node(x.name)
-                    pending.append(child)
+            cumulative, choices = tables[node.symbol]
+            # the first rule whose cumulative probability exceeds the draw; the last when
+            # rounding leaves the last cumulative sum below 1
+            rule, grows, refs = choices[min(bisect_right(cumulative, draw()), len(choices) - 1)]
+            node.rule = rule
+            bound += grows
+            for index, name in refs:
+                node.children[index] = child = _Node(name)
+                pending.append(child)
         if bound > max_length:
             return None
         return _spell(root, 0), _spell(root, 1)
