@@ -24,7 +24,7 @@ class LR1Example:
     Attributes:
         word: the word.
         inputs: (T, n) one-hot rows, n = terminals + nonterminals.
-        actions: T + 1 lists of (pop count, nonterminal index) pairs.
+        actions: T + 1 sequences of (pop count, nonterminal index) pairs.
         shift: (T + 1,) all ones: every symbol is shifted.
         outputs: (T + 1, 1) 1 where the stack, reduced before the step's symbol is
             shifted, is one accepting nonterminal; the last row is the word's acceptance.

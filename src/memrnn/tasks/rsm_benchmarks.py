@@ -146,13 +146,13 @@ def _coding(task: str) -> LR1Coding:
 # Words up to this length are coded once per process: short words recur in almost every
 # batch (Dyck-2 has 1,618 words of lengths 2 to 10), and coding them again was half the
 # time of drawing a batch; longer ones rarely recur.
-KEPT_LENGTH = 16
+_KEPT_LENGTH = 16
 
 
 def _example(task: str, word: str) -> LR1Example:
     """``word`` coded and parsed, read-only: its arrays cannot be written and its actions
     are tuples, since a word kept is shared by every data set that draws it."""
-    return _kept(task, word) if len(word) <= KEPT_LENGTH else _frozen(_coding(task).example(word))
+    return _kept(task, word) if len(word) <= _KEPT_LENGTH else _frozen(_coding(task).example(word))
 
 
 @functools.lru_cache(maxsize=4096)
