@@ -80,8 +80,10 @@ class IRNN(ReadoutRNN[HiddenState]):
             shape = (inputs.shape[0], self.hidden_size)
             h = check_part("state.h", state.h, shape, "(B, R)", self.W.weight)
         states = []
-        for t in range(inputs.shape[1]):
-            h = torch.relu(self.W(h) + inputs[:, t])
+        # Unbound once: indexing step t in the loop would give each step's backward a
+        # zero tensor of the inputs' size.
+        for x_t in inputs.unbind(1):
+            h = torch.relu(self.W(h) + x_t)
             states.append(h)
         return torch.stack(states, dim=1), HiddenState(h)
 

@@ -157,8 +157,10 @@ class FastWeightsRNN(ReadoutRNN[FastWeightsState]):
         powers = self.fast_lr * self.decay ** torch.arange(
             total - 1, -1, -1, dtype=h.dtype, device=h.device
         )
-        for t in range(start, total):
-            slow = self.W(h) + inputs[:, t - start]
+        # Unbound once: indexing step t in the loop would give each step's backward a
+        # zero tensor of the inputs' size.
+        for t, x_t in enumerate(inputs.unbind(1), start):
+            slow = self.W(h) + x_t
             h = torch.relu(slow)
             for _ in range(self.inner_steps):
                 if A is None and not past:  # A_{-1} = 0

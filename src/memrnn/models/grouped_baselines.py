@@ -53,8 +53,10 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     w, bias = params["W.weight"].mT, params["W.bias"].unsqueeze(1)
     h = x.new_zeros(x.shape[0], x.shape[1], model.hidden_size)
     states = []
-    for t in range(x.shape[2]):
-        h = torch.relu(torch.baddbmm(bias, h, w) + x[:, :, t])
+    # Unbound once: indexing step t in the loop would give each step's backward a
+    # zero tensor of the inputs' size.
+    for x_t in x.unbind(2):
+        h = torch.relu(torch.baddbmm(bias, h, w) + x_t)
         states.append(h)
     return readout(params, torch.stack(states, dim=2))
 
@@ -164,8 +166,10 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
     h = xw.new_zeros(k, xw.shape[1], model.gru.hidden_size)
     states = []
-    for t in range(xw.shape[2]):
-        x_r, x_z, x_n = xw[:, :, t].chunk(3, dim=-1)
+    # Unbound once: indexing step t in the loop would give each step's backward a
+    # zero tensor of xw's size.
+    for xw_t in xw.unbind(2):
+        x_r, x_z, x_n = xw_t.chunk(3, dim=-1)
         h_r, h_z, h_n = torch.baddbmm(b_hh, h, w_hh).chunk(3, dim=-1)
         r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
         n = torch.tanh(x_n + r * h_n)
@@ -183,15 +187,17 @@ def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     w_ih = params["cell.weight_ih"]  # (K, 4R, V + R): the input's columns, the context's
     bias = (params["cell.bias_ih"] + params["cell.bias_hh"]).unsqueeze(1)
     xw = _embed(w_ih[..., :size].mT, inputs)  # (K, B, T, 4R); ids pick their columns
-    k, b, t_len, _ = xw.shape
+    k, b = xw.shape[:2]
     w_rec = torch.cat([w_ih[..., size:], params["cell.weight_hh"]], dim=-1).mT  # (K, 2R, 4R)
     w_query = params["query.weight"].mT
     h = xw.new_zeros(k, b, width)
     c, context = torch.zeros_like(h), torch.zeros_like(h)
     past: list[Tensor] = []
     features = []
-    for t in range(t_len):
-        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw[:, :, t]
+    # Unbound once: indexing step t in the loop would give each step's backward a
+    # zero tensor of xw's size.
+    for xw_t in xw.unbind(2):
+        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
         h, c = lstm_step(gates, c)
         past.append(h)
         states = torch.stack(past, dim=2).flatten(0, 1)  # (K B, t + 1, R)

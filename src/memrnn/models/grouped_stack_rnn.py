@@ -67,10 +67,12 @@ def _stack_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tens
     stack = model.stack.initial_state(k * b, model.stack_width, model.stack_depth,
                                       device=h.device, dtype=h.dtype)  # fmt: skip
     states = []
-    for t in range(t_len):
+    # Unbound once: indexing step t in the loop would give each step's backward a
+    # zero tensor of gates_x's size.
+    for t, gates_x_t in enumerate(gates_x.unbind(2)):
         h = h + linear(stack[:, 0].view(k, b, -1), params["W_sh.weight"], None)
         gates_h = linear(h, params["cell.weight_hh"], params["cell.bias_hh"])
-        h, c = _cell(model.cell_kind, gates_x[:, :, t], gates_h, h, c)
+        h, c = _cell(model.cell_kind, gates_x_t, gates_h, h, c)
         states.append(h)
         if t == t_len - 1:  # the last step's stack would be read by no one
             break
@@ -109,8 +111,10 @@ def _fast_weights_forward(model: nn.Module, params: Params, inputs: Tensor) -> T
     powers = model.fast_lr * model.decay ** torch.arange(
         t_len - 1, -1, -1, dtype=h.dtype, device=h.device
     )
-    for t in range(t_len):
-        slow = linear(h, params["W.weight"], params["W.bias"]) + x[:, :, t]
+    # Unbound once: indexing step t in the loop would give each step's backward a
+    # zero tensor of the inputs' size.
+    for t, x_t in enumerate(x.unbind(2)):
+        slow = linear(h, params["W.weight"], params["W.bias"]) + x_t
         h = torch.relu(slow)
         for _ in range(model.inner_steps):
             if not past:  # A_{-1} = 0
