@@ -3,8 +3,8 @@
 same N runs trained one after another by ``memrnn.training.train_loop``.
 
 The runs are cells of the generalisation matrix at its quick size (a Stack-LSTM of 32
-hidden units, embeddings 16, memory width 16, on reversal of up to 10 symbols, batch 32,
-Adam): the same seeds and learning rates both ways, the same number of steps, no
+hidden units, embeddings 16, memory width 16, on reversal of up to 10 of 8 symbols,
+batch 32, Adam): the same seeds and learning rates both ways, the same number of steps, no
 evaluation. Throughput is run-steps per second; the ratio is batched over one after
 another, measured in the same process, on one thread unless ``--threads`` says otherwise,
 with malloc set as the runner's processes set it (``memrnn.runner.allocator``).
@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.protocol import protocol
 from memrnn.experiments.matrix.run import CellSteps, make_cell_task, model_options
 from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for, registered_model
@@ -39,6 +40,8 @@ def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[Cel
     shape: dict[str, Any] = {
         "model": args.model, "task": args.task, "hidden_size": args.hidden,
         "batch_size": args.batch, "train_max": args.train_max,
+        # the matrix's vocabulary for the task (8 symbols for reversal), not the task's own
+        "vocab_size": protocol(args.task).options.get("vocab_size", 0),
     }  # fmt: skip
     configs = [MatrixConfig(seed=k, lr=(3e-3, 1e-2)[k % 2], **shape) for k in range(n)]
     task = make_cell_task(configs[0])
