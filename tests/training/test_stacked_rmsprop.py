@@ -3,8 +3,6 @@ alone (float32 and its state's round trip are tested with Adam's, in test_stacke
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 import torch
 from torch import nn
@@ -102,22 +100,3 @@ def test_an_optimiser_name_gives_the_stacked_and_the_single_run_pair(
     ours.export_member(1, theirs)  # they fit each other
     with pytest.raises(ValueError, match="optimizer: expected one of adam, adamw, rmsprop"):
         stacked_optimizer("sgd", stacked, [0.1, 0.2], 0.0)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("name", ["adam", "adamw", "rmsprop"])
-def test_a_run_s_optimiser_moves_its_weights_as_torch_s_default_does(name: str) -> None:
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 3))
-    twin = copy.deepcopy(model)
-    ours = member_optimizer(name, model.parameters(), 0.05, 0.01)  # type: ignore[arg-type]
-    plain = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop}
-    theirs = plain[name](twin.parameters(), lr=0.05, weight_decay=0.01)  # foreach left to torch
-    assert ours.defaults["foreach"] and not theirs.defaults["foreach"]
-    for _ in range(6):
-        x = torch.randn(4, 5)
-        for net, optimizer in ((model, ours), (twin, theirs)):
-            optimizer.zero_grad()
-            net(x).pow(2).sum().backward()
-            optimizer.step()
-    for p, q in zip(model.parameters(), twin.parameters(), strict=True):
-        assert torch.equal(p, q)

@@ -200,10 +200,7 @@ def member_optimizer(
     """The torch optimiser ``name`` with one learning rate: a run's alone, and so each
     member's (``memrnn.experiments.config.make_optimizer`` makes a run's with it)."""
     kind = _SINGLE_RUN[check_choice("optimizer", name, GROUPED)]
-    # ``foreach``: each operation once over all tensors. torch leaves it off on a CPU, where
-    # it runs the same per-tensor arithmetic (the same numbers) with less Python a step,
-    # which a small model's step notices.
-    return kind(params, lr=lr, weight_decay=weight_decay, foreach=True)
+    return kind(params, lr=lr, weight_decay=weight_decay)
 
 
 def stacked_optimizer(
