@@ -154,8 +154,9 @@ class DeepSequenceModel(RegressorMixin, _TorchEstimator):
             module = seeded(how.seed, lambda: GRUNetwork(n, n_out, hidden))
         else:
             module = seeded(how.seed, lambda: SuperpositionStackRNN(n, n_out, hidden, width, depth))
-        inputs = [torch.as_tensor(x, dtype=torch.float32)[None] for x in xs]
-        targets = [torch.as_tensor(y, dtype=torch.float32)[None] for y in ys]
+        # copies: the sequences may be read-only arrays (the RSM benchmarks share theirs)
+        inputs = [torch.tensor(x, dtype=torch.float32)[None] for x in xs]
+        targets = [torch.tensor(y, dtype=torch.float32)[None] for y in ys]
 
         def word_loss(i: int) -> Tensor:
             return output_loss(loss, module(inputs[i]), targets[i])
@@ -216,9 +217,7 @@ class DeepSequenceModel(RegressorMixin, _TorchEstimator):
         xs = as_sequences("X", X, "features", self.n_features_in_, type(self).__name__)
         check_float32("X", xs)
         # the networks are causal: zeros padded after a sequence leave its outputs alone
-        batch = pad_sequence(
-            [torch.as_tensor(x, dtype=torch.float32) for x in xs], batch_first=True
-        )
+        batch = pad_sequence([torch.tensor(x, dtype=torch.float32) for x in xs], batch_first=True)
         with torch_threads(self.threads), torch.no_grad():
             outputs = self.module_(batch).numpy()
         return [outputs[i, : x.shape[0]] for i, x in enumerate(xs)]

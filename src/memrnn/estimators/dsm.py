@@ -83,8 +83,9 @@ def _word(i: int, x: np.ndarray, teacher: StackTeacher) -> _Word:
         shift=[bool(s) for s in shift],
         pops=torch.tensor([j for j, _ in flat]),
         pushes=torch.tensor([a + 1 for _, a in flat]),
-        shifts=torch.as_tensor(shift, dtype=torch.long),
-        outputs=torch.as_tensor(np.asarray(teacher.outputs), dtype=torch.float32),
+        # copies: a teacher's arrays may be read-only (the RSM benchmarks share theirs)
+        shifts=torch.tensor(shift, dtype=torch.long),
+        outputs=torch.tensor(np.asarray(teacher.outputs), dtype=torch.float32),
     )
 
 
@@ -202,7 +203,7 @@ class DeepStackMachine(_TorchEstimator):
         words = [_word(i, x, t) for i, (x, t) in enumerate(zip(xs, y, strict=True))]
         max_pop = max(int(w.pops.max()) for w in words)
         n_out = outputs[0].shape[1]
-        symbols = torch.as_tensor(codes, dtype=torch.float32)
+        symbols = torch.tensor(codes, dtype=torch.float32)  # a copy: codes may be read-only
         net = seeded(
             how.seed,
             lambda: DeepStackMachineNetwork(
