@@ -23,8 +23,8 @@ def test_batches_hold_the_benchmarks_training_data(language: str) -> None:
     np.testing.assert_array_equal(task.nonterminals, data.nonterminals)
     for b, (x, y, teacher) in enumerate(zip(data.inputs, data.targets, data.teachers, strict=True)):
         n = len(x)
-        assert torch.equal(batch.inputs[b, :n], torch.from_numpy(x).float())
-        assert torch.equal(batch.targets[b, :n], torch.from_numpy(y).float())
+        assert torch.equal(batch.inputs[b, :n], torch.tensor(x).float())  # x is read-only
+        assert torch.equal(batch.targets[b, :n], torch.tensor(y).float())
         assert batch.mask[b].tolist() == [True] * n + [False] * (batch.mask.shape[1] - n)
         assert batch.teachers[b].actions == teacher.actions
         np.testing.assert_array_equal(batch.teachers[b].outputs, teacher.outputs)
