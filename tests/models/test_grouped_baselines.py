@@ -11,7 +11,7 @@ from torch import nn
 
 from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
-from memrnn.models.grouped_baselines import LSTMSequence
+from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
 from tests.models.grouped_checks import K, check_against_members, inputs, members
 
 BUILDS: dict[str, Callable[[], nn.Module]] = {
@@ -82,3 +82,16 @@ def test_the_lstm_sequence_backward_is_the_gradient() -> None:
     xw = torch.randn(2, 3, 4, 8, generator=gen, dtype=torch.float64, requires_grad=True)
     w_hh = torch.randn(2, 8, 2, generator=gen, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(LSTMSequence.apply, (xw, w_hh))
+
+
+@pytest.mark.parametrize("steps", [1, 5])
+def test_the_attention_sequence_backward_is_the_gradient(steps: int) -> None:
+    gen = torch.Generator().manual_seed(2)
+
+    def drawn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
+
+    # K = 2 members, B = 3 rows, R = 2 units: xw (K, B, T, 4R), bias (K, 1, 4R), the
+    # weights on [context ; h] (K, 2R, 4R) and the query's (K, R, R)
+    args = (drawn(2, 3, steps, 8), drawn(2, 1, 8), drawn(2, 4, 8), drawn(2, 2, 2))
+    assert torch.autograd.gradcheck(AttentionSequence.apply, args)

@@ -61,14 +61,6 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     return readout(params, torch.stack(states, dim=2))
 
 
-def lstm_step(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
-    """One step of ``nn.LSTMCell`` from its pre-activations (..., 4R), in torch's gate
-    order (input, forget, cell, output), and its cell state c (..., R): (h, c)."""
-    i, f, g, o = gates.chunk(4, dim=-1)
-    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c), c
-
-
 class LSTMSequence(torch.autograd.Function):
     """K members' single-layer LSTMs (``nn.LSTM``, torch's gate order i, f, g, o) over a
     whole sequence from the zero state, as one autograd node: (input pre-activations xw
@@ -178,34 +170,117 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     return linear(torch.stack(states, dim=2), params["readout.weight"], params["readout.bias"])
 
 
+class AttentionSequence(torch.autograd.Function):
+    """K members' A-LSTM recurrence (``AttentionLSTM``, Ba et al. 2016, section 4.1) over a
+    whole sequence from the zero state, as one autograd node: (input pre-activations xw
+    (K, B, T, 4R); the cell's bias (K, 1, 4R) and weights on [c_{t-1} ; h_{t-1}]
+    (K, 2R, 4R), the context c being the attention's; the query's weights (K, R, R)) ->
+    the features [h_t ; context_t] (K, B, T, 2R).
+
+    Step by step, autograd would record some forty operations a step and stack the past
+    states anew at each (quadratic in T); here the past states fill one buffer, the
+    attention's products over them are broadcast ones (a ``torch.bmm`` of K B tiny
+    matrices takes its slow path), and the hand-written backward runs back through time
+    with a few batched operations per step, forming the weights' gradients at the end as
+    one product over all steps.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: Any, xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
+    ) -> Tensor:  # fmt: skip
+        k, b, t_len, four = xw.shape
+        r, rows = four // 4, k * b
+        h = xw.new_zeros(k, b, r)
+        c, context = torch.zeros_like(h), torch.zeros_like(h)
+        acts = xw.new_empty(k, b, t_len, four)  # the gates after their sigmoid or tanh
+        cells = xw.new_empty(k, b, t_len, r)
+        tanhs = torch.empty_like(cells)
+        contexts = torch.empty_like(cells)
+        states = xw.new_empty(rows, t_len, r)  # h_tau, the past the attention reads
+        queries = xw.new_empty(rows, t_len, r)
+        weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
+        for t, xw_t in enumerate(xw.unbind(2)):
+            gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
+            act = torch.sigmoid(gates)  # i, f and o; g's quarter is overwritten by its tanh
+            act[..., 2 * r : 3 * r] = torch.tanh(gates[..., 2 * r : 3 * r])
+            i, f, g, o = act.chunk(4, dim=-1)
+            c = f * c + i * g  # nn.LSTMCell's order of the sum
+            tanh_c = torch.tanh(c)
+            h = o * tanh_c
+            acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
+            states[:, t] = h.view(rows, r)
+            past = states[:, : t + 1]
+            query = torch.bmm(h, w_query).view(rows, 1, r)
+            queries[:, t] = query.view(rows, r)
+            w = torch.softmax((past * query).sum(-1, keepdim=True), dim=1)  # (K B, t + 1, 1)
+            weights[:, t, : t + 1] = w.view(rows, t + 1)
+            context = (w * past).sum(1).view(k, b, r)
+            contexts[:, :, t] = context
+        ctx.save_for_backward(acts, cells, tanhs, contexts, states, queries, weights, w_rec,
+                              w_query)  # fmt: skip
+        return torch.cat([states.view(k, b, t_len, r), contexts], dim=-1)
+
+    @staticmethod
+    @once_differentiable
+    def backward(
+        ctx: Any, d_features: Tensor
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:  # fmt: skip
+        acts, cells, tanhs, contexts, states, queries, weights, w_rec, w_query = ctx.saved_tensors
+        k, b, t_len, r = cells.shape
+        rows = k * b
+        i, f, g, o = acts.chunk(4, dim=-1)
+        before = (0, 0, 1, 0)  # c_{t-1} and h_{t-1}: a zero state before the first step
+        # d gates / d (c, c, c, h) for every step at once, (K, B, T, 4R)
+        factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], before) * f * (1 - f),
+                             i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
+        through_tanh = o * (1 - tanhs * tanhs)  # d h_t / d c_t
+        d_direct, d_context_direct = d_features.split(r, dim=-1)
+        # dL/dh_tau, gathered from the features, later steps' attention and queries
+        d_states = d_direct.reshape(rows, t_len, r).clone()
+        d_gates = torch.empty_like(acts)
+        d_queries = torch.empty_like(cells)
+        d_c = d_features.new_zeros(k, b, r)
+        d_rec = d_features.new_zeros(k, b, 2 * r)  # dL/d[context_t ; h_t] through step t + 1
+        w_rec_t, w_query_t = w_rec.mT, w_query.mT
+        for t in reversed(range(t_len)):
+            past, w = states[:, : t + 1], weights[:, t, : t + 1].unsqueeze(-1)
+            d_context = (d_context_direct[:, :, t] + d_rec[..., :r]).view(rows, 1, r)
+            # context = sum_tau w_tau h_tau, w = softmax(scores), scores_tau = h_tau . query
+            d_w = (past * d_context).sum(-1, keepdim=True)  # (K B, t + 1, 1)
+            d_scores = w * (d_w - (w * d_w).sum(1, keepdim=True))
+            query = queries[:, t].view(rows, 1, r)
+            d_states[:, : t + 1] += w * d_context + d_scores * query
+            d_query = (d_scores * past).sum(1).view(k, b, r)
+            d_queries[:, :, t] = d_query
+            d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
+            d_h = torch.baddbmm(d_h, d_query, w_query_t)
+            d_c = torch.addcmul(d_c, d_h, through_tanh[:, :, t])
+            d_pre = torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors[:, :, t]
+            d_gates[:, :, t] = d_pre
+            if t:
+                d_c = d_c * f[:, :, t]
+                d_rec = torch.bmm(d_pre, w_rec_t)
+        inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), before)
+        d_w_rec = torch.bmm(inputs[:, :, :-1].reshape(k, b * t_len, 2 * r).mT,
+                            d_gates.view(k, b * t_len, 4 * r))  # fmt: skip
+        d_w_query = torch.bmm(states.view(k, b * t_len, r).mT, d_queries.view(k, b * t_len, r))
+        d_bias = d_gates.sum((1, 2)).unsqueeze(1)
+        return d_gates, d_bias, d_w_rec, d_w_query
+
+
 def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     """``AttentionLSTM.forward``: the LSTM reads [x_t; c_{t-1}], then attends over its past
     states h_tau, tau <= t, with weights softmax(h_tau . (W_a h_t)); its features
-    [h_t; c_t] go to the readout."""
+    [h_t; c_t] go to the readout (``AttentionSequence``)."""
     assert isinstance(model, AttentionLSTM)
-    size, width = model.input_size, model.hidden_size
+    size = model.input_size
     w_ih = params["cell.weight_ih"]  # (K, 4R, V + R): the input's columns, the context's
     bias = (params["cell.bias_ih"] + params["cell.bias_hh"]).unsqueeze(1)
     xw = _embed(w_ih[..., :size].mT, inputs)  # (K, B, T, 4R); ids pick their columns
-    k, b = xw.shape[:2]
     w_rec = torch.cat([w_ih[..., size:], params["cell.weight_hh"]], dim=-1).mT  # (K, 2R, 4R)
-    w_query = params["query.weight"].mT
-    h = xw.new_zeros(k, b, width)
-    c, context = torch.zeros_like(h), torch.zeros_like(h)
-    past: list[Tensor] = []
-    features = []
-    # Unbound once: indexing step t in the loop would give each step's backward a
-    # zero tensor of xw's size.
-    for xw_t in xw.unbind(2):
-        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
-        h, c = lstm_step(gates, c)
-        past.append(h)
-        states = torch.stack(past, dim=2).flatten(0, 1)  # (K B, t + 1, R)
-        query = torch.bmm(h, w_query).view(k * b, width, 1)
-        weights = torch.softmax(torch.bmm(states, query), dim=1)  # (K B, t + 1, 1)
-        context = torch.bmm(weights.mT, states).view(k, b, width)
-        features.append(torch.cat([h, context], dim=-1))
-    return readout(params, torch.stack(features, dim=2))
+    features = AttentionSequence.apply(xw, bias, w_rec, params["query.weight"].mT)
+    return readout(params, features)
 
 
 FORWARDS[IRNN] = GroupedForward(
