@@ -61,6 +61,30 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     return readout(params, torch.stack(states, dim=2))
 
 
+# c_{t-1} and h_{t-1} padded in before the first step: the zero state
+_BEFORE = (0, 0, 1, 0)
+
+
+def lstm_factors(acts: Tensor, cells: Tensor, tanhs: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The slopes of K members' LSTM steps (``nn.LSTM``'s gate order) from the zero state,
+    for every step at once, from the gates after their sigmoid or tanh (K, B, T, 4R), the
+    cells c_t and their tanh (K, B, T, R): d gates / d (c, c, c, h) (K, B, T, 4R),
+    d h_t / d c_t, and the forget gates."""
+    i, f, g, o = acts.chunk(4, dim=-1)
+    factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], _BEFORE) * f * (1 - f),
+                         i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
+    return factors, o * (1 - tanhs * tanhs), f
+
+
+def lstm_step_back(
+    d_h: Tensor, d_c: Tensor, factors: Tensor, through_tanh: Tensor
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """One LSTM step back, from dL/dh_t and the dL/dc_t of later steps, with that step's
+    ``lstm_factors``: dL/d gates and the whole dL/dc_t."""
+    d_c = torch.addcmul(d_c, d_h, through_tanh)
+    return torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors, d_c
+
+
 class LSTMSequence(torch.autograd.Function):
     """K members' single-layer LSTMs (``nn.LSTM``, torch's gate order i, f, g, o) over a
     whole sequence from the zero state, as one autograd node: (input pre-activations xw
@@ -103,23 +127,17 @@ class LSTMSequence(torch.autograd.Function):
     def backward(ctx: Any, d_states: Tensor) -> tuple[Tensor, Tensor]:
         acts, cells, tanhs, states, w_hh = ctx.saved_tensors
         k, b, t_len, r = states.shape
-        i, f, g, o = acts.chunk(4, dim=-1)
-        before = (0, 0, 1, 0)  # c_{t-1} and h_{t-1}: a zero state before the first step
-        # d gates / d (c, c, c, h) for every step at once, (K, B, T, 4R)
-        factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], before) * f * (1 - f),
-                             i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
-        through_tanh = o * (1 - tanhs * tanhs)  # d h_t / d c_t
+        factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
         d_gates = torch.empty_like(acts)
         d_h = d_c = d_states.new_zeros(k, b, r)
         for t in reversed(range(t_len)):
             d_h = d_states[:, :, t] + d_h
-            d_c = torch.addcmul(d_c, d_h, through_tanh[:, :, t])
-            d_pre = torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors[:, :, t]
+            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
             d_gates[:, :, t] = d_pre
             if t:
                 d_c = d_c * f[:, :, t]
                 d_h = torch.bmm(d_pre, w_hh)
-        rows = F.pad(states[:, :, :-1], before).reshape(k, b * t_len, r)
+        rows = F.pad(states[:, :, :-1], _BEFORE).reshape(k, b * t_len, r)
         d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
         return d_gates, d_w
 
@@ -229,12 +247,7 @@ class AttentionSequence(torch.autograd.Function):
         acts, cells, tanhs, contexts, states, queries, weights, w_rec, w_query = ctx.saved_tensors
         k, b, t_len, r = cells.shape
         rows = k * b
-        i, f, g, o = acts.chunk(4, dim=-1)
-        before = (0, 0, 1, 0)  # c_{t-1} and h_{t-1}: a zero state before the first step
-        # d gates / d (c, c, c, h) for every step at once, (K, B, T, 4R)
-        factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], before) * f * (1 - f),
-                             i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
-        through_tanh = o * (1 - tanhs * tanhs)  # d h_t / d c_t
+        factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
         d_direct, d_context_direct = d_features.split(r, dim=-1)
         # dL/dh_tau, gathered from the features, later steps' attention and queries
         d_states = d_direct.reshape(rows, t_len, r).clone()
@@ -255,13 +268,12 @@ class AttentionSequence(torch.autograd.Function):
             d_queries[:, :, t] = d_query
             d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
             d_h = torch.baddbmm(d_h, d_query, w_query_t)
-            d_c = torch.addcmul(d_c, d_h, through_tanh[:, :, t])
-            d_pre = torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors[:, :, t]
+            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
             d_gates[:, :, t] = d_pre
             if t:
                 d_c = d_c * f[:, :, t]
                 d_rec = torch.bmm(d_pre, w_rec_t)
-        inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), before)
+        inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), _BEFORE)
         d_w_rec = torch.bmm(inputs[:, :, :-1].reshape(k, b * t_len, 2 * r).mT,
                             d_gates.view(k, b * t_len, 4 * r))  # fmt: skip
         d_w_query = torch.bmm(states.view(k, b * t_len, r).mT, d_queries.view(k, b * t_len, r))
