@@ -7,8 +7,9 @@ Each time step is one batched matrix product over the members (``torch.baddbmm``
 K members alone take K products, and the A-LSTM's attention over past hidden states,
 which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`` step
 through time in C++, yet K of them cost K times the kernel launches of one grouped step
-written out here (the LSTM's with a hand-written backward, ``LSTMSequence``): both
-measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
+written out here (the LSTM's and the A-LSTM's with hand-written backwards,
+``LSTMSequence`` and ``AttentionSequence``): both measured faster grouped at K = 4 and 16
+(``benchmarks/batched_runs.py``). No model here
 draws random numbers in its forward, so every member can be grouped. Importing
 ``memrnn.models.grouped`` registers all four.
 """
