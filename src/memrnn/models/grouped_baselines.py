@@ -66,6 +66,19 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
 _BEFORE = (0, 0, 1, 0)
 
 
+def lstm_cell(pre: Tensor, c: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """One step of ``nn.LSTM``'s cell (gate order i, f, g, o) from its pre-activations
+    (..., 4R) and c_{t-1} (..., R): the gates after their sigmoid or tanh, c_t, tanh(c_t)
+    and h_t, what a hand-written backward keeps."""
+    r = pre.shape[-1] // 4
+    act = torch.sigmoid(pre)  # i, f and o; g's quarter is overwritten by its tanh
+    act[..., 2 * r : 3 * r] = torch.tanh(pre[..., 2 * r : 3 * r])
+    i, f, g, o = act.chunk(4, dim=-1)
+    c = (f * c).add_(i * g)  # nn.LSTM's order of the sum
+    tanh_c = torch.tanh(c)
+    return act, c, tanh_c, o * tanh_c
+
+
 def lstm_factors(acts: Tensor, cells: Tensor, tanhs: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """The slopes of K members' LSTM steps (``nn.LSTM``'s gate order) from the zero state,
     for every step at once, from the gates after their sigmoid or tanh (K, B, T, 4R), the
@@ -109,13 +122,7 @@ class LSTMSequence(torch.autograd.Function):
         tanhs: list[Tensor] = []
         states: list[Tensor] = []
         for t in range(t_len):
-            pre = torch.baddbmm(xw[:, :, t], h, w)
-            act = torch.sigmoid(pre)  # i, f and o; g's quarter is overwritten by its tanh
-            act[..., 2 * r : 3 * r] = torch.tanh(pre[..., 2 * r : 3 * r])
-            i, f, g, o = act.chunk(4, dim=-1)
-            c = (f * c).add_(i * g)  # nn.LSTM's order of the sum
-            tanh_c = torch.tanh(c)
-            h = o * tanh_c
+            act, c, tanh_c, h = lstm_cell(torch.baddbmm(xw[:, :, t], h, w), c)
             for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
                 kept.append(x)
         out = torch.stack(states, dim=2)
@@ -221,12 +228,7 @@ class AttentionSequence(torch.autograd.Function):
         weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
         for t, xw_t in enumerate(xw.unbind(2)):
             gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
-            act = torch.sigmoid(gates)  # i, f and o; g's quarter is overwritten by its tanh
-            act[..., 2 * r : 3 * r] = torch.tanh(gates[..., 2 * r : 3 * r])
-            i, f, g, o = act.chunk(4, dim=-1)
-            c = f * c + i * g  # nn.LSTMCell's order of the sum
-            tanh_c = torch.tanh(c)
-            h = o * tanh_c
+            act, c, tanh_c, h = lstm_cell(gates, c)
             acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
             states[:, t] = h.view(rows, r)
             past = states[:, : t + 1]
