@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
-from memrnn.languages.itg import ITG, ITGRule, Ref, sample_pair
+from memrnn.languages.itg import ITG, ITGRule, Ref, sample_pair, sample_pairs
 
 # --- the data model -------------------------------------------------------------------
 
@@ -217,3 +217,40 @@ def test_derive_draws_as_written_literally(grammar: ITG) -> None:
         for max_length in (1, 5, 12, 40) * 50:
             assert grammar.derive(fast, max_length) == _literal_derive(grammar, literal, max_length)
         assert fast.random() == literal.random()  # the same draws were taken
+
+
+@pytest.mark.parametrize(
+    "grammar", [SVO_TO_SOV, GENDERLESS_TO_GENDERED], ids=["svo", "conjugation"]
+)
+def test_sample_pairs_draws_as_written_literally(grammar: ITG) -> None:
+    # The sampler takes its uniform draws ahead in blocks and spells out only the pairs it
+    # keeps; the pairs and the generator's state after them are those of literal
+    # derivations, each outside the range rejected whole, even when it gives up.
+    def literal(rng: np.random.Generator, n: int, low: int, high: int, tries: int) -> object:
+        pairs = []
+        for _ in range(n):
+            for _ in range(tries):
+                pair = _literal_derive(grammar, rng, high)
+                if pair is not None and len(pair[0]) >= low:
+                    pairs.append(pair)
+                    break
+            else:
+                return "gave up"
+        return pairs
+
+    for seed in range(3):
+        for low, high, tries in ((1, 20, 100_000), (20, 40, 100_000), (38, 40, 3)):
+            fast, slow = np.random.default_rng([seed, 2]), np.random.default_rng([seed, 2])
+            try:
+                got: object = sample_pairs(grammar, fast, 12, low, high, tries)
+            except ValueError:
+                got = "gave up"
+            assert got == literal(slow, 12, low, high, tries)
+            assert fast.random() == slow.random()
+            assert fast.integers(0, 9, size=3).tolist() == slow.integers(0, 9, size=3).tolist()
+
+
+def test_sample_pairs_checks_its_count() -> None:
+    assert sample_pairs(SVO_TO_SOV, np.random.default_rng(0), 0, 1, 5) == []
+    with pytest.raises(ValueError, match="n"):
+        sample_pairs(SVO_TO_SOV, np.random.default_rng(0), -1, 1, 5)

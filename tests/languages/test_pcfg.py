@@ -199,3 +199,44 @@ def test_derive_draws_as_written_literally(name: str) -> None:
         for max_length in (1, 4, 10, 30, 60) * 40:
             assert grammar.derive(fast, max_length) == _literal_derive(grammar, literal, max_length)
         assert fast.random() == literal.random()  # the same draws were taken
+
+
+def _literal_sample(
+    name: str, rng: np.random.Generator, n: int, low: int, high: int, *, max_attempts: int
+) -> list[str]:
+    """``sample_words`` as its docstring reads: literal derivations, each outside the
+    range rejected whole, at most ``attempts`` of them."""
+    words: list[str] = []
+    for _ in range(max_attempts):
+        if len(words) == n:
+            return words
+        word = _literal_derive(GRAMMARS[name], rng, high)
+        if word is not None and len(word) >= low:
+            words.append(word)
+    if len(words) < n:
+        raise RuntimeError("too few words")
+    return words
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_sample_words_draws_as_written_literally(name: str) -> None:
+    # The sampler takes its uniform draws ahead in blocks; the words and the generator's
+    # state after them are those of one rng.random() call per expansion, even when it
+    # gives up.
+    for seed in range(3):
+        for low, high, attempts in (
+            (1, 10, 82_000),
+            (1, 50, 82_000),
+            (50, 100, 82_000),
+            (40, 60, 9),
+        ):
+            fast, literal = np.random.default_rng([seed, 5]), np.random.default_rng([seed, 5])
+            results = []
+            for sample, rng in ((sample_words, fast), (_literal_sample, literal)):
+                try:
+                    results.append(sample(name, rng, 40, low, high, max_attempts=attempts))
+                except (RuntimeError, ValueError) as error:  # no such length, or gave up
+                    results.append(type(error).__name__)
+            assert results[0] == results[1]
+            assert fast.random() == literal.random()
+            assert fast.integers(0, 9, size=3).tolist() == literal.integers(0, 9, size=3).tolist()

@@ -24,15 +24,17 @@ grammars are :mod:`memrnn.languages.grammars`.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from memrnn.languages.derivations import shortest_lengths
+from memrnn.languages.uniforms import Uniforms
 from memrnn.validation import check_float, check_generator, check_int, check_int_range
 
 # "NAME<digits>" on a rule side is a nonterminal or terminal class with its alignment index.
@@ -131,14 +133,17 @@ class ITG:
     start: str
     rules: Mapping[str, tuple[ITGRule, ...]]
     classes: Mapping[str, tuple[tuple[str, str], ...]]
-    # Derived once: the fewest source words each symbol derives; and per nonterminal the
-    # cumulative probabilities of its rules with, per rule, how much it raises the bound on
-    # the source's length and its children (index, nonterminal) in the order they are
-    # pushed, so that a derivation does no other work per expansion.
+    # Derived once: the fewest source words each symbol derives; per nonterminal the
+    # cumulative probabilities of its rules (the last raised to infinity, so that a draw
+    # that rounding leaves above the true last sum still picks the last rule) with, per
+    # rule, how much it raises the bound on the source's length, its children (index,
+    # nonterminal) in the order they are pushed and their names alone; and per class its
+    # number of pairs, then the pairs. A derivation does no other work per expansion.
     _min_length: dict[str, int] = field(init=False, repr=False, compare=False)
-    _tables: dict[
-        str, tuple[list[float], list[tuple[ITGRule, int, tuple[tuple[int, str], ...]]]]
-    ] = field(init=False, repr=False, compare=False)
+    _tables: dict[str, tuple[list[float], list[_Choice]]] = field(
+        init=False, repr=False, compare=False
+    )
+    _classes: dict[str, tuple[Any, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.start not in self.rules:
@@ -175,19 +180,21 @@ class ITG:
         min_length = shortest_lengths(sources, "rules", "pair") | dict.fromkeys(self.classes, 1)
         object.__setattr__(self, "_min_length", min_length)
 
-        def choice(head: str, rule: ITGRule) -> tuple[ITGRule, int, tuple[tuple[int, str], ...]]:
+        def choice(head: str, rule: ITGRule) -> _Choice:
             grows = _side_min(rule.source, min_length) - min_length[head]
             refs = tuple((x.index, x.name) for x in reversed(rule.source) if isinstance(x, Ref))
-            return rule, grows, refs
+            return rule, grows, refs, tuple(name for _, name in refs)
 
         tables = {
             head: (
-                np.cumsum([r.probability for r in rules]).tolist(),
+                [*np.cumsum([r.probability for r in rules]).tolist()[:-1], math.inf],
                 [choice(head, r) for r in rules],
             )
             for head, rules in self.rules.items()
         }
         object.__setattr__(self, "_tables", tables)
+        classes = {name: (len(pairs), *pairs) for name, pairs in self.classes.items()}
+        object.__setattr__(self, "_classes", classes)
 
     @property
     def min_length(self) -> int:
@@ -227,32 +234,69 @@ class ITG:
         expansions, a guard for rules that add no source word), so it never runs away even
         when the grammar is supercritical.
         """
-        classes, tables, draw = self.classes, self._tables, rng.random
-        root = _Node(self.start)
-        pending = [root]  # top is the leftmost constituent still to derive
+        return self._derive(rng.random, 0, max_length)
+
+    def _most_draws(self, max_length: int) -> int:
+        """The most uniform draws one derivation takes: one per expansion and one per
+        terminal class, each class a child of an expansion."""
+        widest = max(len(c[2]) for _, choices in self._tables.values() for c in choices)
+        return (4 * max_length + 64) * (1 + widest)
+
+    def _derive(
+        self, draw: Callable[[], float], min_length: int, max_length: int
+    ) -> tuple[list[str], list[str]] | None:
+        """``derive`` with its uniform draws from ``draw``, and None too for a source of
+        fewer than ``min_length`` words. The choices are kept in the order made and the
+        words spelled out only for a derivation that is kept, which most are not."""
+        classes, tables = self._classes, self._tables
+        pending = [self.start]  # top is the leftmost constituent still to derive
+        pop, push = pending.pop, pending.extend
+        picks: list[_Choice | tuple[str, str]] = []  # each constituent's rule or word pair
+        pick = picks.append
         bound = self._min_length[self.start]  # words chosen + the fewest pending can derive
         expansions, most = 0, 4 * max_length + 64
         while pending:
-            node = pending.pop()
-            pairs = classes.get(node.symbol)
+            symbol = pop()
+            pairs = classes.get(symbol)
             if pairs is not None:  # a class derives exactly one word: bound holds
-                node.pair = pairs[min(int(draw() * len(pairs)), len(pairs) - 1)]
+                k = int(draw() * pairs[0])
+                pick(pairs[k + 1 if k < pairs[0] else k])  # rounding may give n: the last
                 continue
             expansions += 1
             if bound > max_length or expansions > most:
                 return None
-            cumulative, choices = tables[node.symbol]
-            # the first rule whose cumulative probability exceeds the draw; the last when
-            # rounding leaves the last cumulative sum below 1
-            rule, grows, refs = choices[min(bisect_right(cumulative, draw()), len(choices) - 1)]
-            node.rule = rule
-            bound += grows
-            for index, name in refs:
+            cumulative, choices = tables[symbol]
+            choice = choices[bisect_right(cumulative, draw())]
+            pick(choice)
+            bound += choice[1]
+            push(choice[3])
+        # every constituent derived, bound is the source's length
+        if not min_length <= bound <= max_length:
+            return None
+        root = _tree(self.start, picks)
+        return _spell(root, 0), _spell(root, 1)
+
+
+_Choice: TypeAlias = "tuple[ITGRule, int, tuple[tuple[int, str], ...], tuple[str, ...]]"
+"""A rule as a derivation uses it: the rule, how much it raises the bound on the source's
+length, its children (index, name) in the order pushed, and their names alone."""
+
+
+def _tree(start: str, picks: Sequence[_Choice | tuple[str, str]]) -> _Node:
+    """The derivation of the rules and word pairs ``picks``, chosen in the order of a
+    leftmost derivation from ``start``."""
+    root = _Node(start)
+    pending = [root]
+    for pick in picks:
+        node = pending.pop()
+        if isinstance(pick[0], ITGRule):
+            node.rule = pick[0]
+            for index, name in pick[2]:
                 node.children[index] = child = _Node(name)
                 pending.append(child)
-        if bound > max_length:
-            return None
-        return _spell(root, 0), _spell(root, 1)
+        else:
+            node.pair = pick
+    return root
 
 
 def _spell(root: _Node, side: int) -> list[str]:
@@ -300,9 +344,27 @@ def sample_pair(
         ValueError: a bad argument, a range below the grammar's shortest source, or
             ``max_tries`` draws none of which fell in the range.
     """
+    return sample_pairs(grammar, rng, 1, min_length, max_length, max_tries)[0]
+
+
+def sample_pairs(
+    grammar: ITG,
+    rng: np.random.Generator,
+    n: int,
+    min_length: int,
+    max_length: int,
+    max_tries: int = 100_000,
+) -> list[tuple[list[str], list[str]]]:
+    """``n`` pairs of ``sample_pair``, one after another from ``rng`` (the same pairs as n
+    calls of it); ``max_tries`` holds for each pair.
+
+    Raises:
+        ValueError: as ``sample_pair``, or a bad ``n`` (>= 0).
+    """
     if not isinstance(grammar, ITG):
         raise ValueError(f"grammar: expected an ITG, got {type(grammar).__name__}")
     check_generator("rng", rng)
+    check_int("n", n, 0)
     min_length, max_length = check_int_range(
         ("min_length", "max_length"), min_length, max_length, 1
     )
@@ -312,11 +374,20 @@ def sample_pair(
             f"max_length: {max_length} is below the grammar's shortest source "
             f"({grammar.min_length} words)"
         )
-    for _ in range(max_tries):
-        pair = grammar.derive(rng, int(max_length))
-        if pair is not None and len(pair[0]) >= min_length:
-            return pair
-    raise ValueError(
-        f"max_tries: {max_tries} draws gave no source of {min_length} to {max_length} "
-        "words; widen the range or raise max_tries"
-    )
+    low, high = int(min_length), int(max_length)
+    most = grammar._most_draws(high)
+    pairs = []
+    with Uniforms(rng) as uniforms:  # the draws of rng.random(), taken ahead
+        for _ in range(n):
+            for _ in range(max_tries):
+                uniforms.reserve(most)
+                pair = grammar._derive(uniforms.next, low, high)
+                if pair is not None:
+                    pairs.append(pair)
+                    break
+            else:
+                raise ValueError(
+                    f"max_tries: {max_tries} draws gave no source of {min_length} to "
+                    f"{max_length} words; widen the range or raise max_tries"
+                )
+    return pairs

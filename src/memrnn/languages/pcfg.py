@@ -59,6 +59,7 @@ with probability 0.04 per symbol written in E, about every 50 symbols.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ import numpy as np
 
 from memrnn.errors import UserError
 from memrnn.languages.derivations import shortest_lengths
+from memrnn.languages.uniforms import Uniforms
 from memrnn.validation import check_distribution, check_generator, check_int, check_int_range
 
 
@@ -84,11 +86,13 @@ class ProbabilisticGrammar:
     start: str
     productions: Mapping[str, tuple[tuple[str, float], ...]]
     # Derived once: the shortest word each nonterminal derives, and per nonterminal the
-    # cumulative probabilities with, for each right-hand side, its symbols in the order
-    # they are pushed (reversed) and how much it raises the bound on the word's length,
-    # so one uniform draw picks one and the loop does no other arithmetic.
+    # cumulative probabilities (the last raised to infinity, so a draw that rounding leaves
+    # above the true last sum still picks the last side) with, for each right-hand side,
+    # its leading terminals (written at once), the rest in the order it is pushed
+    # (reversed, runs of terminals joined) and how much it raises the bound on the word's
+    # length, so one uniform draw picks one and the loop does no other arithmetic.
     _min_length: dict[str, int] = field(init=False, repr=False, compare=False)
-    _tables: dict[str, tuple[list[float], list[tuple[tuple[str, ...], int]]]] = field(
+    _tables: dict[str, tuple[list[float], list[tuple[str, tuple[str, ...], int]]]] = field(
         init=False, repr=False, compare=False
     )
 
@@ -105,13 +109,21 @@ class ProbabilisticGrammar:
         shortest = shortest_lengths(sides, "productions", "word")
         object.__setattr__(self, "_min_length", shortest)
 
-        def pushed(head: str, rhs: str) -> tuple[tuple[str, ...], int]:
+        def pushed(head: str, rhs: str) -> tuple[str, tuple[str, ...], int]:
             grows = sum(shortest.get(s, 1) for s in rhs) - shortest[head]
-            return tuple(reversed(rhs)), grows
+            items: list[str] = []  # each nonterminal alone, each run of terminals joined
+            for symbol in rhs:
+                joins = items and items[-1][-1] not in self.productions
+                if symbol not in self.productions and joins:
+                    items[-1] += symbol
+                else:
+                    items.append(symbol)
+            lead = items.pop(0) if items and items[0][0] not in self.productions else ""
+            return lead, tuple(reversed(items)), grows
 
         tables = {
             head: (
-                np.cumsum([p for _, p in rules]).tolist(),
+                [*np.cumsum([p for _, p in rules]).tolist()[:-1], math.inf],
                 [pushed(head, rhs) for rhs, _ in rules],
             )
             for head, rules in self.productions.items()
@@ -132,27 +144,32 @@ class ProbabilisticGrammar:
         nonterminals can still emit exceed ``max_length`` (or after 4 * max_length + 64
         expansions, a guard for grammars with chains that emit nothing).
         """
-        tables, draw = self._tables, rng.random
-        word: list[str] = []
-        pending = [self.start]  # top is the leftmost symbol still to derive
+        return self._derive(rng.random, max_length)
+
+    def _derive(self, draw: Callable[[], float], max_length: int) -> str | None:
+        """``derive`` with its uniform draws from ``draw`` (at most 4 * max_length + 64)."""
+        tables = self._tables
+        word: list[str] = []  # runs of terminals
+        pending = [self.start]  # top is the leftmost symbol (or run) still to derive
+        pop, push, write = pending.pop, pending.extend, word.append
         bound = self._min_length[self.start]  # len(word) + the fewest pending can emit
         expansions, most = 0, 4 * max_length + 64
         while pending:
-            symbol = pending.pop()
+            symbol = pop()
             table = tables.get(symbol)
             if table is None:
-                word.append(symbol)
+                write(symbol)
                 continue
-            expansions += 1
-            if bound > max_length or expansions > most:
+            if bound > max_length or expansions == most:
                 return None
+            expansions += 1
             cumulative, sides = table
-            # the first side whose cumulative probability exceeds the draw; the last when
-            # rounding leaves the last cumulative sum below 1
-            symbols, grows = sides[min(bisect_right(cumulative, draw()), len(sides) - 1)]
+            lead, symbols, grows = sides[bisect_right(cumulative, draw())]
+            write(lead)
             bound += grows
-            pending.extend(symbols)
-        return "".join(word) if len(word) <= max_length else None
+            push(symbols)
+        spelled = "".join(word)
+        return spelled if len(spelled) <= max_length else None
 
 
 def _dyck(pairs: str) -> ProbabilisticGrammar:
@@ -259,17 +276,20 @@ def sample_words(
         max_attempts = 2000 * n + 2000
     else:
         max_attempts = check_int("max_attempts", max_attempts, 1)
-    grammar = GRAMMARS[name]
+    grammar, longest = GRAMMARS[name], int(max_length)
     words: list[str] = []
     attempts = 0
-    while len(words) < n:
-        if attempts >= max_attempts:
-            raise RuntimeError(
-                f"{name}: {max_attempts} draws gave only {len(words)} of {n} words of "
-                f"lengths {min_length} to {max_length}; widen the range or raise max_attempts"
-            )
-        attempts += 1
-        word = grammar.derive(rng, int(max_length))
-        if word is not None and len(word) >= min_length:
-            words.append(word)
+    with Uniforms(rng) as uniforms:  # the draws of rng.random(), taken ahead
+        while len(words) < n:
+            if attempts >= max_attempts:
+                raise RuntimeError(
+                    f"{name}: {max_attempts} draws gave only {len(words)} of {n} words of "
+                    f"lengths {min_length} to {max_length}; widen the range or raise "
+                    "max_attempts"
+                )
+            attempts += 1
+            uniforms.reserve(4 * longest + 64)  # the most one derivation draws
+            word = grammar._derive(uniforms.next, longest)
+            if word is not None and len(word) >= min_length:
+                words.append(word)
     return words

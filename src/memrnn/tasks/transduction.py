@@ -62,7 +62,7 @@ from torch import Tensor
 
 from memrnn.errors import UserError
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
-from memrnn.languages.itg import ITG, sample_pair
+from memrnn.languages.itg import ITG, sample_pairs
 from memrnn.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from memrnn.tasks.registry import register_task
 from memrnn.tasks.transduction_metrics import coarse, fine
@@ -268,7 +268,7 @@ class TransductionTask(Task):
 
         Raises:
             ValueError: a bad argument, a range with no even length for bigram flip, or an
-                ITG range that rejection cannot fill (``sample_pair``).
+                ITG range that rejection cannot fill (``sample_pairs``).
         """
         check_generator("rng", rng)
         check_int("n", n, 0)
@@ -280,7 +280,7 @@ class TransductionTask(Task):
     ) -> list[Pair]:
         """``sample_pairs`` once its arguments are checked."""
         if self.grammar is not None:
-            pairs = (sample_pair(self.grammar, rng, min_length, max_length) for _ in range(n))
+            pairs = sample_pairs(self.grammar, rng, n, min_length, max_length)
             return [
                 ([self._source_ids[w] for w in s], [self._target_ids[w] for w in t])
                 for s, t in pairs
