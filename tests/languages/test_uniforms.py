@@ -47,3 +47,16 @@ def test_past_the_reserve_next_raises_and_unused_draws_leave_rng_alone() -> None
             uniforms.next()
         uniforms.reserve(3)
     assert ahead.bit_generator.state == literal.bit_generator.state
+
+
+@pytest.mark.parametrize(
+    "kind", [np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64]
+)
+def test_every_bit_generator_is_left_where_rng_random_leaves_it(kind: type) -> None:
+    ahead, literal = np.random.Generator(kind(3)), np.random.Generator(kind(3))
+    ahead.integers(0, 7)
+    literal.integers(0, 7)
+    with Uniforms(ahead) as uniforms:
+        uniforms.reserve(700)
+        assert [uniforms.next() for _ in range(600)] == literal.random(600).tolist()
+    assert ahead.integers(0, 7, size=5).tolist() == literal.integers(0, 7, size=5).tolist()
