@@ -60,3 +60,15 @@ def test_every_bit_generator_is_left_where_rng_random_leaves_it(kind: type) -> N
         uniforms.reserve(700)
         assert [uniforms.next() for _ in range(600)] == literal.random(600).tolist()
     assert ahead.integers(0, 7, size=5).tolist() == literal.integers(0, 7, size=5).tolist()
+
+
+def test_entered_again_it_starts_from_where_rng_stands_then() -> None:
+    ahead, literal = _pair(2)
+    uniforms = Uniforms(ahead)
+    with pytest.raises(RuntimeError, match="with block"):
+        uniforms.reserve(1)
+    for _ in range(2):
+        with uniforms:
+            uniforms.reserve(5)
+            assert uniforms.next() == literal.random()
+        assert ahead.integers(0, 7) == literal.integers(0, 7)  # drawn between the blocks

@@ -18,7 +18,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +31,9 @@ class Uniforms:
     """The uniform doubles in [0, 1) that ``rng.random()`` would give, one per ``next()``.
 
     ``next`` raises IndexError past the draws reserved: call ``reserve(n)`` before a run
-    of at most n draws. Use it as a context manager, and draw from ``rng`` only through
-    it while it is open; on exit (an exception included) ``rng`` is advanced past every
-    draw handed out, and no further.
+    of at most n draws. Use it as a context manager (it may be entered again), and draw
+    from ``rng`` only through it while it is open; on exit (an exception included)
+    ``rng`` is advanced past every draw handed out, and no further.
 
     Args:
         rng: the generator the draws come from.
@@ -39,14 +41,20 @@ class Uniforms:
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
-        self._start = rng.bit_generator.state  # where rng is put back on exit
+        self._start: Mapping[str, Any] | None = None  # where rng stood on entering
         self._block: list[float] = []  # the draws not yet handed out, the next one last
         self._drawn = 0
         self.next = self._block.pop
         """The next draw."""
 
     def reserve(self, n: int) -> None:
-        """Make sure the next ``n`` draws are at hand."""
+        """Make sure the next ``n`` draws are at hand.
+
+        Raises:
+            RuntimeError: outside the ``with`` block, where rng could not be put back.
+        """
+        if self._start is None:
+            raise RuntimeError("Uniforms: reserve draws inside its with block")
         if len(self._block) < n:
             more = self._rng.random(max(n, _BLOCK)).tolist()
             more.reverse()
@@ -54,6 +62,7 @@ class Uniforms:
             self._drawn += len(more)
 
     def __enter__(self) -> Uniforms:
+        self._start = self._rng.bit_generator.state
         return self
 
     def __exit__(
@@ -63,7 +72,7 @@ class Uniforms:
         trace: TracebackType | None,
     ) -> None:
         used = self._drawn - len(self._block)
-        if self._drawn:
+        if self._drawn and self._start is not None:
             self._rng.bit_generator.state = self._start
             self._rng.random(used)  # the draws handed out again, to leave rng after them
-        self._drawn, self._block[:] = 0, []
+        self._start, self._drawn, self._block[:] = None, 0, []
