@@ -295,6 +295,9 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
                   const Maybe& noise_, int64_t hid, int64_t m, int64_t k,
                   const std::vector<bool>& ends_high, const Lines& push_lines,
                   const Lines& windows) {
+  // Every tensor here is a buffer of the operator, outside autograd: below the autograd
+  // and view-tracking keys a view is only sizes and strides, with no autograd metadata.
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;
   const Tensor cells = given(cells_), tanh_c = given(tanh_c_), p_all = given(p_all_);
   const Tensor w_p_t = given(w_p_t_), b_p = given(b_p_), noise = given(noise_);
   const int64_t steps = xw_t.size(0), batch = xw_t.size(1);
@@ -364,6 +367,7 @@ std::vector<Tensor> backward_loop(
     const Maybe& tanh_c_, const Tensor& w_rec, int64_t hid, int64_t m, int64_t k,
     bool reversed, const std::vector<bool>& ends_high, const std::vector<bool>& from_high,
     const Lines& push_lines) {
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // as in forward_loop
   const Tensor d_c = given(d_c_), grad_p = given(grad_p_), grad_gates = given(grad_gates_);
   const Tensor w_p = given(w_p_), p_slope = given(p_slope_), d_pre = given(d_pre_);
   const Tensor cells = given(cells_), tanh_c = given(tanh_c_);
