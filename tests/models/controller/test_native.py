@@ -23,12 +23,13 @@ CASES = list(itertools.product(("stack", "queue", "deque"), ("lstm", "rnn"), (Tr
 
 
 def _case(memory: str, cell: str, o_prime: bool, members: int | None, start: int,
-          dtype: torch.dtype, seed: int, t_len: int = 7,
-          gate_scale: float = 1.0) -> tuple[list[Tensor | None], Shape, list]:  # fmt: skip
+          dtype: torch.dtype, seed: int, t_len: int = 7, gate_scale: float = 1.0,
+          m: int = 4) -> tuple[list[Tensor | None], Shape, list]:  # fmt: skip
     """Random inputs of ``fused.forward`` and the gradients a backward starts from; the
-    gates' weights times ``gate_scale`` (30 in float32: pushes and pops of exactly 1)."""
+    gates' weights times ``gate_scale`` (30 in float32: pushes and pops of exactly 1),
+    memory width ``m``."""
     gen = torch.Generator().manual_seed(seed)
-    b, hid, m = 3, 5, 4
+    b, hid = 3, 5
     e = 2 if memory == "deque" else 1
     rows = b * (members or 1)
     lead = (members,) if members else ()
@@ -133,12 +134,26 @@ def test_compiled_loops_equal_the_python_ones_from_a_carried_state(memory: str,
 
 @needs_compiler
 @pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("t_len", [20, 40])
+def test_compiled_loops_equal_the_python_ones_across_the_small_product_size(
+    memory: str, dtype: torch.dtype, t_len: int
+) -> None:
+    """One controller's reads and their gradients are products of up to T x E x 16
+    (width 16): below 400 the compiled loops compute them, above it ATen does."""
+    _assert_equal(_both_ways(memory, "lstm", True, None, 0, dtype, seed=t_len, t_len=t_len,
+                             m=16))  # fmt: skip
+
+
+@needs_compiler
+@pytest.mark.parametrize("memory", ["stack", "queue", "deque"])
+@pytest.mark.parametrize("members", [None, 2])
 def test_compiled_loops_equal_the_python_ones_at_the_kinks_of_a_long_sequence(
-    memory: str,
+    memory: str, members: int | None
 ) -> None:
     """T = 60 in float32 with saturated gates: pushes and pops of exactly 1, so that sums
     of strengths land exactly on 1 and reads on the ties of min(s, 1 - A)."""
-    compared = _both_ways(memory, "lstm", False, 2, 0, torch.float32, seed=3, t_len=60,
+    compared = _both_ways(memory, "lstm", False, members, 0, torch.float32, seed=3, t_len=60,
                           gate_scale=30.0)  # fmt: skip
     _assert_equal(compared)
     strengths = dict((name, slow) for name, _, slow in compared)["run.strengths"]

@@ -59,9 +59,76 @@ void addmm_inplace(const Tensor& acc, const Tensor& x, const Tensor& w, int64_t 
   acc.view({k, -1, acc.size(-1)}).baddbmm_(x.view({k, -1, x.size(-1)}), w);
 }
 
+// ATen's bmm and baddbmm_ on a CPU multiply batches of fewer than 400 products
+// (contraction x rows x columns) in a plain loop: each entry a sum from 0 over the
+// contraction in order, in the tensors' precision, no fused multiply-add; baddbmm_ (beta
+// and alpha 1) then adds it to the entry. One controller's reads at the small sizes of
+// quick runs are mostly such products, and that loop reads every element through a
+// generic accessor and allocates its result; the same arithmetic on the tensors' memory
+// is several times faster. Larger products, and any that
+// torch.set_float32_matmul_precision lets ATen hand to another kernel, stay ATen's.
+bool small_product(int64_t contraction, int64_t rows, int64_t cols) {
+#if defined(__x86_64__) || defined(_M_X64)  // elsewhere oneDNN may take even small ones
+  return contraction > 0 && contraction * rows * cols < 400 &&
+         at::globalContext().float32MatmulPrecision() == at::Float32MatmulPrecision::HIGHEST;
+#else
+  return false;
+#endif
+}
+
+// A (B, I, J) tensor, read through its strides.
+template <typename T>
+struct Cube {
+  T* data;
+  int64_t s0, s1, s2;
+  explicit Cube(const Tensor& x)
+      : data(x.data_ptr<T>()), s0(x.stride(0)), s1(x.stride(1)), s2(x.stride(2)) {}
+  T& operator()(int64_t b, int64_t i, int64_t j) const { return data[b * s0 + i * s1 + j * s2]; }
+};
+
+// out[b, i, j] (+)= sum over c of x[b, i, c] y[b, c, j], as ATen's small-product loop.
+template <typename T, bool add>
+void small_bmm(const Tensor& out, const Tensor& x, const Tensor& y) {
+  const Cube<T> o(out), a(x), b(y);
+  const int64_t batch = x.size(0), rows = x.size(1), inner = x.size(2), cols = y.size(2);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        T acc = 0;
+        for (int64_t c = 0; c < inner; ++c) acc += a(n, i, c) * b(n, c, j);
+        o(n, i, j) = add ? o(n, i, j) + acc : acc;
+      }
+    }
+  }
+}
+
+// bmm into out (B, I, J) or baddbmm_ onto it: ATen's own where the product is not small.
+void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
+  if (!small_product(x.size(2), x.size(1), y.size(2))) {
+    if (add) {
+      out.baddbmm_(x, y);
+    } else {
+      at::bmm_out(into(out), x, y);
+    }
+    return;
+  }
+  AT_DISPATCH_FLOATING_TYPES(out.scalar_type(), "small_bmm", [&] {
+    if (add) {
+      small_bmm<scalar_t, true>(out, x, y);
+    } else {
+      small_bmm<scalar_t, false>(out, x, y);
+    }
+  });
+}
+
 void read(const Tensor& w, const Tensor& values, int64_t k, const Tensor& out) {
   if (k == 0) {
-    out.copy_(at::bmm(w.transpose(0, 1), values).flatten(1));
+    const Tensor x = w.transpose(0, 1);
+    if (small_product(x.size(2), x.size(1), values.size(2))) {
+      bmm_into(out.unflatten(1, {x.size(1), values.size(2)}), x, values, false);
+    } else {
+      out.copy_(at::bmm(x, values).flatten(1));
+    }
     return;
   }
   const int64_t m = values.size(2);
@@ -72,7 +139,7 @@ void read(const Tensor& w, const Tensor& values, int64_t k, const Tensor& out) {
 
 void add_read_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, int64_t k) {
   if (k == 0) {
-    d_values.baddbmm_(w.permute({1, 2, 0}), d_r);
+    bmm_into(d_values, w.permute({1, 2, 0}), d_r, true);
     return;
   }
   for (int64_t end = 0; end < w.size(0); ++end) {
@@ -375,11 +442,12 @@ std::vector<Tensor> backward_loop(
   const int64_t e = static_cast<int64_t>(ends_high.size()), em = e * m;
   Tensor d_s = d_s_in, d_r = d_r_in, d_h = d_h_in;
   const Tensor reach = at::empty_like(d_s);  // scratch of the memory's backward
+  const Tensor d_w = d_s.new_empty({d_s.size(0), e, n});  // dL/d(read weights) at step t
   const Tensor o_tanh = d_c.defined() ? at::empty_like(d_c) : Tensor();  // and the cell's
   std::vector<int64_t> columns(e);  // the column of d_s each end pushed to at step t
   const Tensor grad_push = d_q.slice(2, em, em + e), grad_pop = d_q.slice(2, em + e);
   for (int64_t t = steps - 1; t >= 0; --t) {
-    const Tensor d_w = at::bmm(d_r, values_t);
+    bmm_into(d_w, d_r, values_t, false);
     add_read_grad(d_values, weights_b[t], d_r, k);
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;
