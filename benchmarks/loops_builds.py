@@ -1,0 +1,118 @@
+"""Two builds of the compiled time loops (``memrnn/models/controller/loops.cpp``) taking
+turns in one process: this checkout's against the file as it was at a git revision.
+
+Timings of whole processes on a shared machine move by tens of percent from one run to
+the next; two builds alternating in one process see the same machine. Both builds are
+loaded, and ``memrnn.models.controller.native`` hands the models one and then the other,
+round after round (the order flipped every round); the medians of the rounds and their
+ratio are printed. Two workloads:
+
+- ``paper``: a Stack-LSTM's RMSProp step at the paper's sizes (128 symbols, hidden 256,
+  memory width 256), B = 10, T = 130, as in ``train_step.py``;
+- ``cell``: a matrix cell trained alone (a Stack-LSTM of hidden 32 on reversal of up to
+  10 symbols, Adam), as one run of ``batched_runs.py``.
+
+The older file must take the same arguments as this checkout's (the loops' Python side
+is this checkout's).
+
+    python benchmarks/loops_builds.py --against HEAD~1 --work cell --batch 32
+    python benchmarks/loops_builds.py --against HEAD~2 --work paper --threads 2 --rounds 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import torch
+import torch.nn.functional as F
+from batched_runs import _members, one_after_another
+
+from memrnn.models.controller import native
+from memrnn.models.transducer import MemoryAugmentedLSTM
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_at(revision: str, scratch: Path) -> ModuleType:
+    """The loops as ``loops.cpp`` was at ``revision``, compiled with the same flags."""
+    from torch.utils import cpp_extension
+
+    relative = native.SOURCE.relative_to(ROOT).as_posix()
+    text = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout  # fmt: skip
+    source = scratch / "loops.cpp"
+    source.write_text(text)
+    name = "memrnn_loops_at_" + "".join(c if c.isalnum() else "_" for c in revision)
+    module: ModuleType = cpp_extension.load(name, [str(source)], build_directory=str(scratch),
+                                            extra_cflags=list(native.FLAGS))  # fmt: skip
+    return module
+
+
+def paper_step(rounds_of: int) -> Callable[[], None]:
+    """``rounds_of`` RMSProp steps of a Stack-LSTM at B = 10, T = 130."""
+    torch.manual_seed(0)
+    model = MemoryAugmentedLSTM(131, 129, memory="stack")
+    optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+    tokens, targets = torch.randint(0, 131, (10, 130)), torch.randint(0, 129, (10, 130))
+
+    def work() -> None:
+        for _ in range(rounds_of):
+            optimizer.zero_grad(set_to_none=True)
+            F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten()).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+
+    return work
+
+
+def cell_steps(rounds_of: int, batch: int) -> Callable[[], None]:
+    """``rounds_of`` training steps of one matrix cell alone."""
+    sizes = argparse.Namespace(model="stack_lstm", task="reversal", hidden=32, batch=batch,
+                               train_max=10, embedding=16, memory_width=16)  # fmt: skip
+    cells = _members(1, sizes, torch.device("cpu"))
+    return lambda: one_after_another(cells, rounds_of, torch.device("cpu"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", required=True, help="git revision of the other build")
+    parser.add_argument("--work", choices=("paper", "cell"), default="cell")
+    parser.add_argument("--batch", type=int, default=32, help="the cell's batch")
+    parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40)")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    current = native.loops(torch.zeros(()))
+    if current is None:
+        raise SystemExit("the compiled loops could not be built here (see the warning)")
+    with tempfile.TemporaryDirectory() as scratch:
+        builds = {args.against: build_at(args.against, Path(scratch)), "this checkout": current}
+        steps = args.steps or (5 if args.work == "paper" else 40)
+        work = paper_step(steps) if args.work == "paper" else cell_steps(steps, args.batch)
+        times: dict[str, list[float]] = {name: [] for name in builds}
+        names = list(builds)
+        for turn in range(args.rounds + 1):
+            for name in names if turn % 2 == 0 else reversed(names):
+                native._built[:] = [builds[name]]
+                started = time.perf_counter()
+                work()
+                if turn > 0:  # the first turn of each warms up
+                    times[name].append(time.perf_counter() - started)
+        native._built[:] = [current]
+    medians = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+    print(f"{args.work}, {steps} steps a round, {args.rounds} rounds, {args.threads} thread(s)")
+    for name, median in medians.items():
+        print(f"{name:>16s}: median {median:.3f} s a round")
+    ratio = medians["this checkout"] / medians[args.against]
+    print(f"this checkout / {args.against}: {ratio:.3f}")
+
+
+if __name__ == "__main__":
+    main()
