@@ -9,6 +9,8 @@ STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
 # The CPU build of PyTorch; a plain `torch` requirement can pull a multi-GB CUDA build.
 TORCH_CPU ?= torch==2.13.0
+# Test processes (pytest-xdist): two halve the suite's time on a 2-core machine.
+PYTEST_WORKERS ?= 2
 
 .PHONY: test lint typecheck bench reproduce docs clean
 
@@ -28,7 +30,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 test: lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
 
 # Every experiment the registry finds (`memrnn list --names`), unless given:
 # make reproduce REPRODUCED="trask2016 ba2016"
