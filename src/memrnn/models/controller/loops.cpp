@@ -102,16 +102,10 @@ void small_bmm(const Tensor& out, const Tensor& x, const Tensor& y) {
   }
 }
 
-// bmm into out (B, I, J) or baddbmm_ onto it: ATen's own where the product is not small.
-void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
-  if (!small_product(x.size(2), x.size(1), y.size(2))) {
-    if (add) {
-      out.baddbmm_(x, y);
-    } else {
-      at::bmm_out(into(out), x, y);
-    }
-    return;
-  }
+// The small product into out (B, I, J) (add: onto it); false, and nothing done, where
+// the product is not small.
+bool small_bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
+  if (!small_product(x.size(2), x.size(1), y.size(2))) return false;
   AT_DISPATCH_FLOATING_TYPES(out.scalar_type(), "small_bmm", [&] {
     if (add) {
       small_bmm<scalar_t, true>(out, x, y);
@@ -119,14 +113,24 @@ void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
       small_bmm<scalar_t, false>(out, x, y);
     }
   });
+  return true;
+}
+
+// bmm into out (B, I, J) or baddbmm_ onto it: ATen's own where the product is not small.
+void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
+  if (small_bmm_into(out, x, y, add)) return;
+  if (add) {
+    out.baddbmm_(x, y);
+  } else {
+    at::bmm_out(into(out), x, y);
+  }
 }
 
 void read(const Tensor& w, const Tensor& values, int64_t k, const Tensor& out) {
   if (k == 0) {
     const Tensor x = w.transpose(0, 1);
-    if (small_product(x.size(2), x.size(1), values.size(2))) {
-      bmm_into(out.unflatten(1, {x.size(1), values.size(2)}), x, values, false);
-    } else {
+    // ATen's bmm into the strided ``out`` would take another kernel: it gets a copy.
+    if (!small_bmm_into(out.unflatten(1, {x.size(1), values.size(2)}), x, values, false)) {
       out.copy_(at::bmm(x, values).flatten(1));
     }
     return;
