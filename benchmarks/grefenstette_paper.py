@@ -5,9 +5,10 @@ to 131), and the projected wall time of the whole profile run one run at a time.
 
 Each step is the experiment's own (``memrnn.experiments.grefenstette2015.run``: a batch
 drawn by the task at the longest curriculum bound, the loss, backward, clipping at 1,
-RMSProp), the median of ``--steps`` timed steps after a warm-up. Each evaluation decodes
+RMSProp), the median of ``--steps`` timed steps after a warm-up. Each evaluation scores
 ``eval_size`` sequences three times (the curriculum's, the training and the test
-lengths); one test-length decode is timed and counted three times per evaluation. The
+lengths; the greedy accuracies, from one teacher-forced pass); one test-length score is
+timed and counted three times per evaluation. The
 projection sums, over the grid's runs (5 tasks x 5 learning rates per model and size),
 the profile's steps times the step time plus its evaluations times their time, with the
 mean over the tasks timed. The memory models' runs that differ only in learning rate
@@ -45,11 +46,11 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def step_and_decode_seconds(
+def step_and_score_seconds(
     config: Grefenstette2015Config, device: torch.device, steps: int
 ) -> tuple[float, float]:
     """The median time of one training step of ``config`` on ``device``, and the time of
-    one greedy decode of ``eval_size`` sources of the test lengths."""
+    one score of ``eval_size`` sources of the test lengths."""
     torch.manual_seed(config.seed)
     run = TransductionRun(config, device)
     optimizer = torch.optim.RMSprop(run.model.parameters(), lr=config.lr)
@@ -69,8 +70,8 @@ def step_and_decode_seconds(
         started = time.perf_counter()
         run.score(rng, config.test_min_length, config.test_max_length)
         _sync(device)
-        decode = time.perf_counter() - started
-    return statistics.median(times), decode
+        score = time.perf_counter() - started
+    return statistics.median(times), score
 
 
 def group_step_seconds(
@@ -81,7 +82,7 @@ def group_step_seconds(
     runs = []
     for lr in lrs:
         torch.manual_seed(config.seed)
-        # one decode of a few sequences after the last step: not timed
+        # one score of a few sequences after the last step: not timed
         runs.append(TransductionRun(replace(config, lr=lr, eval_size=2), device))
     stamps: list[float] = []
 
@@ -110,7 +111,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10, help="timed steps per model")
     parser.add_argument("--tasks", nargs="+", default=["reversal", "conjugation"])
     parser.add_argument(
-        "--eval-size", type=int, help="sequences per decode (default: the paper's 1,000)"
+        "--eval-size", type=int, help="sequences per score (default: the paper's 1,000)"
     )
     parser.add_argument(
         "--no-group", action="store_true", help="leave out the groups' step (memory models)"
@@ -126,26 +127,26 @@ def main() -> None:
     print(f"device: {name}, torch {torch.__version__}, threads {torch.get_num_threads()}")
     print(f"paper profile: {len(points)} runs of {total_steps:,} steps, {evaluations} "
           f"evaluations each")  # fmt: skip
-    print(f"{'model':<16}{'runs':>6}{'step ms':>10}{'decode s':>10}{unit:>10}"
+    print(f"{'model':<16}{'runs':>6}{'step ms':>10}{'score s':>10}{unit:>10}"
           f"{'group ms':>10}{unit + ' grouped':>16}")  # fmt: skip
     projected = grouped = 0.0
     for (model, layers, hidden), count in sorted(runs.items()):
-        steps, decodes, groups = [], [], []
+        steps, scores, groups = [], [], []
         for task in args.tasks:
             settings = {**PAPER_SETTINGS, "task": task, "model": model, "layers": layers,
                         "hidden": hidden, "lr": 1e-3, "seed": 0}  # fmt: skip
             if args.eval_size:
                 settings["eval_size"] = args.eval_size
-            step, decode = step_and_decode_seconds(
+            step, score = step_and_score_seconds(
                 Grefenstette2015Config(**settings), device, args.steps
             )
             steps.append(step)
-            decodes.append(decode * PAPER_SETTINGS["eval_size"] / settings["eval_size"])
+            scores.append(score * PAPER_SETTINGS["eval_size"] / settings["eval_size"])
             if model != "lstm" and not args.no_group:  # nn.LSTM does not stack
                 config = Grefenstette2015Config(**settings)
                 groups.append(group_step_seconds(config, device, list(PAPER_LRS), args.steps))
-        step, decode = statistics.mean(steps), statistics.mean(decodes)
-        evaluating = count * evaluations * 3 * decode
+        step, score = statistics.mean(steps), statistics.mean(scores)
+        evaluating = count * evaluations * 3 * score
         hours = (count * total_steps * step + evaluating) / 3600
         projected += hours
         if groups:  # a group of len(PAPER_LRS) runs steps once for all of them
@@ -156,7 +157,7 @@ def main() -> None:
             as_groups, cells = hours, f"{'-':>10}{hours:>16,.1f}"
         grouped += as_groups
         label = f"{model} x{layers}" if model == "lstm" else model
-        print(f"{label + f' h{hidden}':<16}{count:>6}{step * 1e3:>10.1f}{decode:>10.2f}"
+        print(f"{label + f' h{hidden}':<16}{count:>6}{step * 1e3:>10.1f}{score:>10.2f}"
               f"{hours:>10,.1f}{cells}", flush=True)  # fmt: skip
     print(f"projected, one run at a time: {projected:,.0f} {unit}")
     if not args.no_group:

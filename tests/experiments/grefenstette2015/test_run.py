@@ -1,5 +1,5 @@
-"""One run: the curriculum, the training batches within its bound, and every task
-trained and traced at the quick profile's lengths."""
+"""One run: the curriculum, the training batches within its bound, its scores against
+greedy decoding, and every task trained and traced at the quick profile's lengths."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import pytest
 import torch
 
 from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, TransductionRun
-from memrnn.tasks.transduction import TASKS
+from memrnn.experiments.grefenstette2015.config import MODELS
+from memrnn.models.transducer import greedy_decode
+from memrnn.tasks.transduction import TASKS, sample_batch
+from memrnn.tasks.transduction_metrics import coarse, cut_at_eos, fine
 
 TINY = Grefenstette2015Config(
     steps=2, eval_size=5, hidden=8, embedding=4, memory_width=4, max_length=8,
@@ -57,3 +60,42 @@ def test_every_task_trains_and_traces_at_the_quick_lengths(task: str) -> None:
     assert torch.isfinite(run.loss(run.training_batch(np.random.default_rng(2))))
     trace = run.artifacts(np.random.default_rng(3))
     assert 33 <= trace["source_length"] <= 34
+
+
+def _greedy_scores(run: TransductionRun, rng: np.random.Generator, lo: int, hi: int) -> tuple:
+    """The scores as the paper defines them: decode each source greedily, feeding every
+    prediction back, and compare the output up to its first </s> with gold."""
+    batch = sample_batch(run.task, rng, run.config.eval_size, lo, hi)
+    steps = int(batch.target_lengths.max()) + 2
+    out = greedy_decode(run.network, batch.inputs, batch.source_lengths + 2, steps,
+                        run.task.to_input)  # fmt: skip
+    predicted, gold = cut_at_eos(out, run.task.eos), batch.gold()
+    return coarse(predicted, gold), fine(predicted, gold)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("task", ["copy", "reversal", "bigram_flip"])
+def test_the_scores_are_those_of_greedy_decoding(model: str, task: str) -> None:
+    # Two source symbols and 30 steps of training, so that the model gets some outputs
+    # wholly right and some partly; float64, so that no argmax is a near tie that
+    # rounding could flip.
+    config = dataclasses.replace(TINY, task=task, model=model, vocab_size=2, eval_size=40,
+                                 curriculum_start=0, max_length=4)  # fmt: skip
+    torch.manual_seed(3)
+    run = TransductionRun(config, torch.device("cpu"))
+    run.model.double()
+    optimizer = torch.optim.Adam(run.model.parameters(), 0.03)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        optimizer.zero_grad()
+        run.loss(run.training_batch(rng)).backward()
+        optimizer.step()
+    run.model.eval()
+    lo = run.task.shortest_source
+    seen = []
+    with torch.no_grad():
+        for seed, hi in enumerate((lo, lo + 2, lo + 6)):
+            ours = run.score(np.random.default_rng(seed), lo, hi)
+            assert ours == _greedy_scores(run, np.random.default_rng(seed), lo, hi)
+            seen.extend(ours)
+    assert any(0 < s < 1 for s in seen)  # neither all right nor all wrong

@@ -5,7 +5,10 @@ transduction tasks, trained on short sequences and tested on longer ones (Figure
 Each run trains one model on one task by teacher forcing (loss on the target part of
 ``<s> source ||| target </s>`` only) and scores it by greedy decoding: coarse accuracy
 (sequences fully right, ``</s>`` included) and fine accuracy (the right prefix's share),
-on fresh sequences of the training lengths and of the longer test lengths.
+on fresh sequences of the training lengths and of the longer test lengths. Both are
+computed from one teacher-forced pass: up to its first error greedy decoding feeds back
+the gold symbols, so its predictions there are the teacher-forced argmaxes, and neither
+metric looks past the first error.
 
 Paper profile: the paper's protocol. Deep LSTMs of 1, 2, 4 and 8 layers and single-layer
 Stack-, Queue- and DeQue-LSTMs, each at hidden 256 and 512 and each of the learning rates
