@@ -10,18 +10,23 @@ ratio are printed. Two workloads:
 - ``paper``: a Stack-LSTM's RMSProp step at the paper's sizes (128 symbols, hidden 256,
   memory width 256), B = 10, T = 130, as in ``train_step.py``;
 - ``cell``: a matrix cell trained alone (a Stack-LSTM of hidden 32 on reversal of up to
-  10 symbols, Adam), as one run of ``batched_runs.py``.
+  10 symbols, Adam), as one run of ``batched_runs.py``;
+- ``quick``: a training step of Grefenstette et al.'s (2015) quick profile (a Stack-,
+  Queue- or DeQue-LSTM of hidden 64 and memory width 64 on reversal at its longest
+  training lengths, batch 32, Adam), the run's own batches and loss.
 
 The older file must take the same arguments as this checkout's (the loops' Python side
 is this checkout's).
 
     python benchmarks/loops_builds.py --against HEAD~1 --work cell --batch 32
     python benchmarks/loops_builds.py --against HEAD~2 --work paper --threads 2 --rounds 8
+    python benchmarks/loops_builds.py --against HEAD~1 --work quick --memory deque
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import tempfile
 import time
@@ -29,10 +34,12 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from batched_runs import _members, one_after_another
 
+from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, TransductionRun
 from memrnn.models.controller import native
 from memrnn.models.transducer import MemoryAugmentedLSTM
 
@@ -79,12 +86,34 @@ def cell_steps(rounds_of: int, batch: int) -> Callable[[], None]:
     return lambda: one_after_another(cells, rounds_of, torch.device("cpu"))
 
 
+def quick_steps(rounds_of: int, memory: str) -> Callable[[], None]:
+    """``rounds_of`` training steps of a quick run of Grefenstette et al. on reversal, its
+    curriculum at the longest training lengths (the same batches every round)."""
+    torch.manual_seed(0)
+    config = dataclasses.replace(Grefenstette2015Config(), task="reversal", model=memory)
+    run = TransductionRun(config, torch.device("cpu"))
+    run.model.bound.fill_(config.max_length)
+    optimizer = torch.optim.Adam(run.model.parameters(), lr=config.lr)
+    rng = np.random.default_rng(0)
+    batches = [run.training_batch(rng) for _ in range(rounds_of)]
+
+    def work() -> None:
+        for batch in batches:
+            optimizer.zero_grad(set_to_none=True)
+            run.loss(batch).backward()
+            optimizer.step()
+
+    return work
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, help="git revision of the other build")
-    parser.add_argument("--work", choices=("paper", "cell"), default="cell")
+    parser.add_argument("--work", choices=("paper", "cell", "quick"), default="cell")
     parser.add_argument("--batch", type=int, default=32, help="the cell's batch")
-    parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40)")
+    parser.add_argument("--memory", choices=("stack", "queue", "deque"), default="stack",
+                        help="the quick run's memory")  # fmt: skip
+    parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40, quick 10)")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
@@ -94,8 +123,13 @@ def main() -> None:
         raise SystemExit("the compiled loops could not be built here (see the warning)")
     with tempfile.TemporaryDirectory() as scratch:
         builds = {args.against: build_at(args.against, Path(scratch)), "this checkout": current}
-        steps = args.steps or (5 if args.work == "paper" else 40)
-        work = paper_step(steps) if args.work == "paper" else cell_steps(steps, args.batch)
+        steps = args.steps or {"paper": 5, "cell": 40, "quick": 10}[args.work]
+        if args.work == "paper":
+            work = paper_step(steps)
+        elif args.work == "quick":
+            work = quick_steps(steps, args.memory)
+        else:
+            work = cell_steps(steps, args.batch)
         times: dict[str, list[float]] = {name: [] for name in builds}
         names = list(builds)
         for turn in range(args.rounds + 1):
@@ -107,7 +141,8 @@ def main() -> None:
                     times[name].append(time.perf_counter() - started)
         native._built[:] = [current]
     medians = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
-    print(f"{args.work}, {steps} steps a round, {args.rounds} rounds, {args.threads} thread(s)")
+    work_name = f"{args.work} ({args.memory})" if args.work == "quick" else args.work
+    print(f"{work_name}, {steps} steps a round, {args.rounds} rounds, {args.threads} thread(s)")
     for name, median in medians.items():
         print(f"{name:>16s}: median {median:.3f} s a round")
     ratio = medians["this checkout"] / medians[args.against]
