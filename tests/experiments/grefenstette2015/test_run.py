@@ -92,7 +92,7 @@ def test_the_scores_are_those_of_greedy_decoding(model: str, task: str) -> None:
         optimizer.step()
     run.model.eval()
     lo = run.task.shortest_source
-    seen = []
+    seen: list[float] = []
     with torch.no_grad():
         for seed, hi in enumerate((lo, lo + 2, lo + 6)):
             ours = run.score(np.random.default_rng(seed), lo, hi)
