@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
@@ -72,36 +71,6 @@ def test_runs_of_one_key_share_a_job_in_the_order_of_their_first_run(tmp_path: P
         ["w5/seed2"],
     ]
     assert all(path == checkpoint_path(tmp_path, spec) for job in jobs for spec, path in job.runs)
-
-
-class CostlyToy(GroupingToy):
-    """The grouping toy whose width-5 runs cost their seed plus one, and width 4 one each."""
-
-    name = "costly-toy"
-
-    def cost(self, config: ToyConfig) -> float:
-        return 1.0 if config.width == 4 else config.seed + 1.0
-
-
-def test_the_costliest_jobs_come_first(tmp_path: Path) -> None:
-    experiment = CostlyToy()
-    jobs = plan_jobs(experiment, experiment.runs("smoke"), tmp_path, 1, None, group=2)
-    # costs: [w4 seeds 0, 1] 2, [w4 seed 2] 1, w5 seeds 0, 1, 2: 1, 2, 3
-    assert _names(jobs) == [
-        ["w5/seed2"],
-        ["w4/seed0", "w4/seed1"],
-        ["w5/seed1"],
-        ["w4/seed2"],
-        ["w5/seed0"],
-    ]
-
-
-@pytest.mark.parametrize("bad", [0.0, -1.0, math.inf, math.nan, True, "1"])
-def test_a_cost_that_is_no_positive_number_is_refused(tmp_path: Path, bad: object) -> None:
-    experiment = CostlyToy()
-    experiment.cost = lambda config: bad  # type: ignore[method-assign, assignment, return-value]
-    with pytest.raises(ValueError, match=r"costly-toy/w4/seed0: cost: expected a positive"):
-        plan_jobs(experiment, experiment.runs("smoke"), tmp_path, 1, None)
 
 
 def test_a_group_is_cut_at_the_largest_size_and_one_means_alone(tmp_path: Path) -> None:

@@ -188,14 +188,6 @@ class Experiment(ABC, Generic[C]):
         default, trains the run alone."""
         return None
 
-    def cost(self, config: C) -> float:
-        """A run's cost relative to the experiment's other runs (any unit, > 0).
-        ``memrnn reproduce`` starts the costliest jobs first (a group's cost is its
-        members'), so that the runs still going at the end are short ones, not one long
-        run with the other workers idle. Every run costs 1 by default: the grid's order,
-        groups first."""
-        return 1.0
-
 
 class TrainedExperiment(Experiment[C]):
     """An experiment whose runs the runner trains by gradient descent (its loop in

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -118,24 +117,15 @@ def plan_jobs(
     group: int = GROUP,
 ) -> list[Job]:
     """``specs`` as jobs: each run alone, or with the runs of its group key, at most
-    ``group`` to a job; the costliest jobs first (``Experiment.cost``, a job's the sum of
-    its runs'), jobs of equal cost in the order of their first run.
-
-    Raises:
-        ValueError: ``group`` below 1, or a cost that is not a positive number (naming
-            the run).
-    """
+    ``group`` to a job, in the order of each job's first run."""
     check_int("group", group, 1)
     path = experiment_path(experiment)
     chunks: list[list[RunSpec]] = []
     open_chunk: dict[Hashable, list[RunSpec]] = {}
-    costs: dict[str, float] = {}
     for spec in specs:
-        config = config_from_mapping(experiment.config_type, spec.config)
-        costs[spec.key] = _cost(experiment, config, spec)
         key = None
         if group > 1:
-            key = experiment.group_key(config)
+            key = experiment.group_key(config_from_mapping(experiment.config_type, spec.config))
         chunk = open_chunk.get(key) if key is not None else None
         if chunk is None or len(chunk) >= group:
             chunk = []
@@ -143,20 +133,10 @@ def plan_jobs(
             if key is not None:
                 open_chunk[key] = chunk
         chunk.append(spec)
-    chunks.sort(key=lambda chunk: -sum(costs[spec.key] for spec in chunk))  # stable
     return [
         Job(path, tuple((spec, checkpoint_path(out, spec)) for spec in chunk), threads, data)
         for chunk in chunks
     ]
-
-
-def _cost(experiment: Experiment, config: object, spec: RunSpec) -> float:
-    cost = experiment.cost(config)
-    if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 < cost < math.inf:
-        raise ValueError(
-            f"{spec.experiment}/{spec.name}: cost: expected a positive finite number, got {cost!r}"
-        )
-    return float(cost)
 
 
 def _check_run(experiment: Experiment, spec: RunSpec) -> None:

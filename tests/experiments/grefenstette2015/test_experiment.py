@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from memrnn.experiments.grefenstette2015 import Grefenstette2015
-from memrnn.runner.reproduce import plan_jobs, reproduce
+from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
 
 
@@ -24,11 +24,3 @@ def test_smoke_reproduce(tmp_path: Path) -> None:
     assert "Scale: a smoke run" in report and "4 steps" in report and "8000 steps" not in report
     assert "target of" not in report and "meets" not in report and "misses" not in report
     assert all(r["paper_value"] is None for r in table)
-
-
-def test_the_runner_starts_the_costliest_runs_first(tmp_path: Path) -> None:
-    experiment = Grefenstette2015()
-    jobs = plan_jobs(experiment, experiment.runs("quick"), tmp_path, 1, None)
-    models = [job.runs[0][0].config["model"] for job in jobs]
-    # each model's five tasks together: the DeQue's ten runs, the Stack's, the Queue's
-    assert models == ["deque"] * 10 + ["stack"] * 5 + ["queue"] * 5 + ["lstm"] * 5

@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-STEP_COST = {"lstm": 1.0, "queue": 3.3, "stack": 4.8, "deque": 5.1}
-
-
 class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
     name = "grefenstette2015"
     title = "Stack-, Queue- and DeQue-LSTMs against Deep LSTMs on transduction tasks"
@@ -53,14 +50,6 @@ class Grefenstette2015(TrainedExperiment[Grefenstette2015Config]):
         (drawn from torch's one generator, which members cannot share)."""
         stacks = config.model != "lstm" and config.gate_noise == 0
         return config.group_key() if stacks else None
-
-    def cost(self, config: Grefenstette2015Config) -> float:
-        """Steps times a step's time, for the runner's order: a Deep LSTM layer's step 1,
-        the Queue-, Stack- and DeQue-LSTM's 3.3, 4.8 and 5.1 (a quick run's steps at its
-        longest lengths, one thread: 12.4, 41, 60 and 63 ms), growing with the square of
-        the hidden size."""
-        per_step = STEP_COST[config.model] * config.layers * (config.hidden / 64) ** 2
-        return config.steps * per_step
 
     def build(self, config: Grefenstette2015Config, context: RunContext) -> TransductionRun:
         return TransductionRun(config, context.device)
