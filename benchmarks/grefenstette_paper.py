@@ -12,10 +12,10 @@ timed and counted three times per evaluation. The
 projection sums, over the grid's runs (5 tasks x 5 learning rates per model and size),
 the profile's steps times the step time plus its evaluations times their time, with the
 mean over the tasks timed. The memory models' runs that differ only in learning rate
-train as one group (``memrnn.training.train_group`` with the stacked RMSProp, as
-``memrnn reproduce`` trains them): their group step is timed too (``--group``, the median
-interval between steps of five members, the paper's five rates), and the second
-projection counts each group's steps once.
+train as one group on a GPU (``memrnn.training.train_group`` with the stacked RMSProp,
+as ``memrnn reproduce`` trains them there): their group step is timed too (``--group``,
+the median interval between steps of five members, the paper's five rates), and the
+second projection counts each group's steps once.
 
     python benchmarks/grefenstette_paper.py                  # CPU
     python benchmarks/grefenstette_paper.py --device cuda

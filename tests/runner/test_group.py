@@ -53,7 +53,8 @@ def test_each_member_of_a_group_trains_as_it_would_alone(
     if optimizer is not None:
         config = dataclasses.replace(config, optimizer=optimizer, weight_decay=0.0)
     configs = _members(config)
-    keys = {experiment.group_key(c) for c in configs}
+    # the key as a GPU sees it: Grefenstette et al.'s runs group only there
+    keys = {experiment.group_key(dataclasses.replace(c, device="cuda")) for c in configs}
     assert len(keys) == 1 and None not in keys
     paths = [tmp_path / f"{k}.pt" for k in range(len(configs))]
     together = train_runs(experiment, configs, checkpoints=paths)
@@ -68,7 +69,10 @@ def test_runs_that_cannot_stack_train_alone() -> None:
     assert trask.group_key(_smoke(trask, "tutorial-fix/seed0")) is None  # autoencoder
     assert gref.group_key(_smoke(gref, "reversal/lstm/seed0")) is None  # nn.LSTM
     assert gref.group_key(_smoke(gref, "reversal/queue/seed0")) is None  # gate noise
-    config: Grefenstette2015Config = _smoke(gref, "reversal/stack/seed0")
+    config: Grefenstette2015Config = dataclasses.replace(
+        _smoke(gref, "reversal/stack/seed0"), device="cuda"
+    )
+    assert gref.group_key(config) is not None
     assert gref.group_key(dataclasses.replace(config, optimizer="sgd")) is None
     naive: Trask2016Config = _smoke(trask, "naive/seed0")
     assert trask.group_key(naive) != trask.group_key(dataclasses.replace(naive, steps=99))
@@ -82,3 +86,15 @@ def test_a_group_needs_one_optimiser_that_stacks() -> None:
             [dataclasses.replace(config, optimizer="sgd")] * 2,
             checkpoints=[None, None],
         )
+
+
+def test_grefenstette_runs_group_on_a_gpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CPU a group of these runs trains slower than its runs one after another."""
+    gref = Grefenstette2015()
+    config: Grefenstette2015Config = _smoke(gref, "reversal/stack/seed0")
+    assert gref.group_key(dataclasses.replace(config, device="cpu")) is None
+    assert gref.group_key(dataclasses.replace(config, device="cuda:1")) is not None
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    assert gref.group_key(dataclasses.replace(config, device="auto")) is None
+    monkeypatch.setattr("torch.cuda.is_available", lambda: True)
+    assert gref.group_key(dataclasses.replace(config, device="auto")) is not None
