@@ -131,6 +131,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from memrnn.cli.progress import progress_bar
     from memrnn.cli.stored import train_into
+    from memrnn.runner.allocator import keep_freed_memory
     from memrnn.runner.config import config_from_mapping, with_overrides
     from memrnn.runner.train import check_config
 
@@ -148,6 +149,7 @@ def run_train(args: argparse.Namespace) -> int:
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
+    keep_freed_memory()  # as the runner's processes do: no page faults on every step's buffers
     with progress_bar(config.steps, args.quiet) as bar:
 
         def start() -> None:

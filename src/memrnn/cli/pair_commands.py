@@ -60,10 +60,12 @@ def run_fit(args: argparse.Namespace) -> int:
     from memrnn.cli.pairs import fit_into, fit_run
     from memrnn.cli.progress import progress_bar
     from memrnn.models.saving import DESCRIPTION, WEIGHTS
+    from memrnn.runner.allocator import keep_freed_memory
 
     options = _model_options(args.option)
     experiment, config, spec = fit_run(args.pairs, args.valid, args.model, options, _settings(args))
     out = _writable_folder(args.out)
+    keep_freed_memory()  # as in `memrnn train`
     with progress_bar(config.steps, args.quiet, args.tensorboard) as bar:
 
         def start() -> None:
