@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 
+import memrnn.models.grouped_stack_rnn as grouped_stack_rnn
+import memrnn.models.stack_rnn as stack_rnn
+from memrnn.models.grouped import Grouped
 from memrnn.models.stack_rnn import SuperpositionStackRNN
+from tests.structures.test_superposition import all_rows
 
 
 @pytest.mark.parametrize("cell", ["rnn", "gru", "lstm"])
@@ -75,3 +81,52 @@ def test_token_ids_read_as_one_hot_vectors() -> None:
     tokens = torch.tensor([[0, 3, 1, 1], [2, 2, 0, 3]])
     vectors = torch.nn.functional.one_hot(tokens, 4).float()
     assert torch.equal(model(tokens), model(vectors))
+
+
+def _numbers(run: Callable[[], torch.Tensor], params: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The outputs of ``run`` and the gradients of ``params`` of a loss on them."""
+    for p in params:
+        p.grad = None
+    out = run()
+    weights = torch.linspace(-1, 1, out[0].numel(), dtype=out.dtype).view(out.shape[1:])
+    (out.square() + out * weights).sum().backward()
+    return [out.detach(), *(p.grad.clone() for p in params if p.grad is not None)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("cell", ["rnn", "gru", "lstm"])
+@pytest.mark.parametrize(("width", "depth", "steps"), [(8, 82, 23), (3, 10, 30), (8, 12, 40)])
+def test_the_stack_grown_as_it_fills_gives_the_numbers_of_all_rows(
+    monkeypatch: pytest.MonkeyPatch, cell: str, width: int, depth: int, steps: int,
+    dtype: torch.dtype,
+) -> None:  # fmt: skip
+    """The model alone (its logits, the state after the last step, the gradients) and K
+    members grouped, bit for bit as with all D rows from the first step: at a depth the
+    sequences never fill and at depths they pass, where pushes drop the bottom row."""
+
+    def build(seed: int) -> SuperpositionStackRNN:
+        torch.manual_seed(seed)
+        model = SuperpositionStackRNN(5, 4, 6, width, depth, cell=cell).to(dtype)  # type: ignore[arg-type]
+        with torch.no_grad():
+            for p in model.parameters():
+                p.mul_(2.0)  # actions spread over (0, 1)
+        return model
+
+    model = build(0)
+    group = Grouped([build(seed) for seed in range(3)])
+    tokens = torch.randint(0, 5, (3, 4, steps), generator=torch.Generator().manual_seed(1))
+    runs = {
+        "alone": (lambda: model(tokens[0]), list(model.parameters())),
+        "state": (lambda: model.stream(tokens[0])[1].stack, list(model.parameters())),
+        "grouped": (lambda: group(tokens), list(group.parameters())),
+    }
+    for name, (run, params) in runs.items():
+        lean = _numbers(run, params)
+        with monkeypatch.context() as patch:
+            patch.setattr(stack_rnn, "with_room", all_rows)
+            patch.setattr(grouped_stack_rnn, "with_room", all_rows)
+            full = _numbers(run, params)
+        # every weight has a gradient, but W_y's two for the stack after the last step
+        assert len(lean) == len(full) == len(params) + 1 - 2 * (name == "state"), name
+        for a, b in zip(lean, full, strict=True):
+            assert torch.equal(a, b), name

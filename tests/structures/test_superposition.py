@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memrnn.structures.superposition import SuperpositionStack
+from memrnn.structures.superposition import SuperpositionStack, with_room
 
 F64 = torch.float64
 
@@ -98,3 +100,55 @@ def test_initial_state_checks_sizes() -> None:
         SuperpositionStack().initial_state(2, 3, 0)
     with pytest.raises(ValueError, match="dtype: a memory needs a floating-point dtype"):
         SuperpositionStack().initial_state(2, 3, 4, dtype=torch.long)
+
+
+def all_rows(stack: torch.Tensor, filled: int, depth: int) -> torch.Tensor:
+    """The stack on all ``depth`` rows from the start, as before ``with_room``."""
+    missing = depth - stack.shape[1]
+    return torch.cat([stack, stack.new_zeros(stack.shape[0], missing, stack.shape[2])], 1)
+
+
+def test_with_room_grows_in_blocks_of_64_numbers_up_to_the_depth() -> None:
+    empty = torch.zeros(2, 0, 8)
+    assert with_room(empty, 0, 100).shape == (2, 8, 8)  # 8 rows of 8: 64 numbers
+    assert with_room(torch.zeros(2, 8, 8), 7, 100).shape == (2, 8, 8)  # room already
+    assert with_room(torch.zeros(2, 8, 8), 8, 100).shape == (2, 16, 8)
+    assert with_room(torch.zeros(2, 8, 8), 8, 11).shape == (2, 11, 8)  # never past D
+    assert with_room(torch.zeros(2, 0, 3), 0, 500).shape == (2, 64, 3)  # 64 rows of 3
+    assert with_room(torch.zeros(2, 0, 64), 5, 500).shape == (2, 6, 64)
+    kept = torch.rand(2, 11, 8)
+    assert with_room(kept, 11, 11) is kept
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+@pytest.mark.parametrize(
+    ("batch", "depth", "width", "steps", "noop"),
+    [(256, 82, 8, 23, False), (32, 41, 8, 40, False), (64, 200, 5, 120, False),
+     (16, 30, 16, 60, True), (8, 10, 3, 30, True), (4, 7, 64, 12, False)],
+)  # fmt: skip
+def test_steps_with_room_give_the_numbers_of_all_rows_bit_for_bit(
+    batch: int, depth: int, width: int, steps: int, noop: bool, dtype: torch.dtype
+) -> None:
+    """Forward and gradients, with the stack growing as it fills and on all D rows from
+    the start; some runs go past D, where pushes drop the bottom row."""
+    stack = SuperpositionStack()
+    gen = torch.Generator().manual_seed(batch + steps)
+    actions = torch.softmax(torch.randn(batch, steps, 3, generator=gen, dtype=dtype), -1)
+    values = torch.rand(batch, steps, width, generator=gen, dtype=dtype)
+    weights = torch.randn(batch, steps, width, generator=gen, dtype=dtype)
+
+    def run(room: Callable[[torch.Tensor, int, int], torch.Tensor]) -> list[torch.Tensor]:
+        a, v = actions.clone().requires_grad_(), values.clone().requires_grad_()
+        state, filled, tops = torch.zeros(batch, 0, width, dtype=dtype), 0, []
+        for t in range(steps):
+            state = room(state, filled, depth)
+            filled = min(depth, filled + 1)
+            top, state = stack.step(state, v[:, t], a[:, t, 0], a[:, t, 1],
+                                    a[:, t, 2] if noop else None)  # fmt: skip
+            tops.append(top)
+        (torch.stack(tops, 1) * weights).sum().backward()
+        assert a.grad is not None and v.grad is not None
+        return [torch.stack(tops, 1), room(state, depth, depth), a.grad, v.grad]
+
+    for lean, full in zip(run(with_room), run(all_rows), strict=True):
+        assert torch.equal(lean, full)

@@ -18,6 +18,7 @@ from memrnn.models.controller.sequence import linear
 from memrnn.models.fast_weights import FastWeightsRNN, _FastTerm
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
 from memrnn.models.stack_rnn import SuperpositionStackRNN
+from memrnn.structures.superposition import with_room
 
 
 def _stack_rnn_options(model: nn.Module) -> tuple[object, ...]:
@@ -64,12 +65,13 @@ def _stack_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tens
     b_q = torch.cat([params["W_a.bias"], params["W_n.bias"]], dim=1)
     h = gates_x.new_zeros(k, b, model.hidden_size)
     c = torch.zeros_like(h) if model.cell_kind == "lstm" else None
-    stack = model.stack.initial_state(k * b, model.stack_width, model.stack_depth,
-                                      device=h.device, dtype=h.dtype)  # fmt: skip
+    depth = model.stack_depth
+    stack = h.new_zeros(k * b, 0, model.stack_width)  # the rows that can be nonzero yet
     states = []
     # Unbound once: indexing step t in the loop would give each step's backward a
     # zero tensor of gates_x's size.
     for t, gates_x_t in enumerate(gates_x.unbind(2)):
+        stack = with_room(stack, min(depth, t), depth)
         h = h + linear(stack[:, 0].view(k, b, -1), params["W_sh.weight"], None)
         gates_h = linear(h, params["cell.weight_hh"], params["cell.bias_hh"])
         h, c = _cell(model.cell_kind, gates_x_t, gates_h, h, c)

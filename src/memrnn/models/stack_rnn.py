@@ -22,7 +22,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import InputKind, as_vectors
 from memrnn.models.state import StackRNNState, check_part, check_type
 from memrnn.models.trace import Trace
-from memrnn.structures.superposition import SuperpositionStack
+from memrnn.structures.superposition import SuperpositionStack, with_room
 from memrnn.validation import check_choice, check_sizes
 
 CellKind = Literal["rnn", "gru", "lstm"]
@@ -123,17 +123,21 @@ class SuperpositionStackRNN(nn.Module):
     def _run(self, inputs: Tensor, state: StackRNNState | None) -> tuple[Trace, StackRNNState]:
         inputs = as_vectors(inputs, self.input_size, self.W_y.weight)
         b, t_len, _ = inputs.shape
+        depth = self.stack_depth
         if state is None:
             h = inputs.new_zeros(b, self.hidden_size)
             c = inputs.new_zeros(b, self.hidden_size) if self.cell_kind == "lstm" else None
-            stack = self.stack.initial_state(
-                b, self.stack_width, self.stack_depth, device=inputs.device, dtype=inputs.dtype
-            )
+            # only the rows that can be nonzero yet (``with_room``)
+            stack = inputs.new_zeros(b, 0, self.stack_width)
+            filled = 0
         else:
             state = self._checked(state, b)
             h, c, stack = state.h, state.c, state.stack
+            filled = depth
         logits, pushes, pops = [], [], []
         for t in range(t_len):
+            stack = with_room(stack, filled, depth)
+            filled = min(depth, filled + 1)
             h = h + self.W_sh(stack[:, 0])
             if c is not None:
                 h, c = self.cell(inputs[:, t], (h, c))
@@ -146,6 +150,7 @@ class SuperpositionStackRNN(nn.Module):
             logits.append(self.W_y(h))
             pushes.append(actions[:, 0])
             pops.append(actions[:, 1])
+        stack = with_room(stack, depth, depth)  # all D rows again
         state = StackRNNState(h, c, stack)
         if t_len == 0:
             empty = inputs.new_zeros(b, 0)

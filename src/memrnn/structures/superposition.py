@@ -11,9 +11,17 @@ three whole stacks by the controller's action weights:
 
 Suzgun et al.'s Stack-RNN uses push and pop only (a softmax over two actions), which is
 ``noop=None`` here. The read is the top row, s'[0].
+
+After t steps from an empty stack only the top min(t, D) rows can be nonzero, and a model
+that is given a depth D for its longest test sequences trains on much shorter ones.
+``with_room`` lets it keep just the rows that can be nonzero (and the zero row a push
+drops), growing the stack as it fills; the steps then give the same numbers, bit for bit,
+as on all D rows (``with_room`` says why).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor
@@ -88,3 +96,23 @@ class SuperpositionStack:
         if noop is not None:
             new = new + noop[:, None, None] * stack
         return new[:, 0], new
+
+
+def with_room(stack: Tensor, filled: int, depth: int) -> Tensor:
+    """``stack`` (B, r, m), whose rows from ``filled`` on are zero, with zero rows added
+    below so that one more step fits: at least ``filled`` + 1 rows (the row a push drops
+    is then a zero one, as on a stack of ``depth`` rows that is not full), or ``depth``.
+
+    A step's numbers are then those of the same step on all ``depth`` rows, bit for bit:
+    the rows left out are zero and stay zero, and the sums over rows, the action weights'
+    gradients (dL/ds' times the pushed, popped or kept stack, summed), add the same
+    products into the same vector lanes, because rows come in blocks of a multiple of 64
+    numbers and the kernels' lanes are at most 64 numbers wide (the tests compare the
+    two).
+    """
+    rows, width = stack.shape[1], stack.shape[2]
+    if rows >= min(depth, filled + 1):
+        return stack
+    block = 64 // math.gcd(width, 64)  # rows per block of a multiple of 64 numbers
+    wanted = min(depth, -(-(filled + 1) // block) * block)
+    return torch.cat([stack, stack.new_zeros(stack.shape[0], wanted - rows, width)], dim=1)
