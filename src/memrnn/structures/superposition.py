@@ -106,9 +106,10 @@ def with_room(stack: Tensor, filled: int, depth: int) -> Tensor:
     A step's numbers are then those of the same step on all ``depth`` rows, bit for bit:
     the rows left out are zero and stay zero, and the sums over rows, the action weights'
     gradients (dL/ds' times the pushed, popped or kept stack, summed), add the same
-    products into the same vector lanes, because rows come in blocks of a multiple of 64
-    numbers and the kernels' lanes are at most 64 numbers wide (the tests compare the
-    two).
+    products in the same order: PyTorch's CPU sums take a row's numbers in chunks of at
+    most 64 (four vectors of up to 16) and leave the rest to a scalar tail, and rows come
+    in blocks of a multiple of 64 numbers, so every nonzero product keeps its place in a
+    chunk (the tests compare the two ways; one row at a time rounds differently).
     """
     rows, width = stack.shape[1], stack.shape[2]
     if rows >= min(depth, filled + 1):
