@@ -124,7 +124,8 @@ def test_with_room_grows_in_blocks_of_64_numbers_up_to_the_depth() -> None:
 @pytest.mark.parametrize(
     ("batch", "depth", "width", "steps", "noop"),
     [(256, 82, 8, 23, False), (32, 41, 8, 40, False), (64, 200, 5, 120, False),
-     (16, 30, 16, 60, True), (8, 10, 3, 30, True), (4, 7, 64, 12, False)],
+     (16, 30, 16, 60, True), (8, 10, 3, 30, True), (4, 7, 64, 12, False),
+     (2, 300, 64, 290, True)],  # rows of over 16,384 numbers: every level of the sums
 )  # fmt: skip
 def test_steps_with_room_give_the_numbers_of_all_rows_bit_for_bit(
     batch: int, depth: int, width: int, steps: int, noop: bool, dtype: torch.dtype
