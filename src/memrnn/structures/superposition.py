@@ -15,8 +15,8 @@ Suzgun et al.'s Stack-RNN uses push and pop only (a softmax over two actions), w
 After t steps from an empty stack only the top min(t, D) rows can be nonzero, and a model
 that is given a depth D for its longest test sequences trains on much shorter ones.
 ``with_room`` lets it keep just the rows that can be nonzero (and the zero row a push
-drops), growing the stack as it fills; the steps then give the same numbers, bit for bit,
-as on all D rows (``with_room`` says why).
+drops), growing the stack as it fills; on a CPU the steps then give the same numbers, bit
+for bit, as on all D rows (``with_room`` says why).
 """
 
 from __future__ import annotations
@@ -109,7 +109,9 @@ def with_room(stack: Tensor, filled: int, depth: int) -> Tensor:
     products in the same order: PyTorch's CPU sums take a row's numbers in chunks of at
     most 64 (four vectors of up to 16) and leave the rest to a scalar tail, and rows come
     in blocks of a multiple of 64 numbers, so every nonzero product keeps its place in a
-    chunk (the tests compare the two ways; one row at a time rounds differently).
+    chunk (the tests compare the two ways; one row at a time rounds differently). A
+    GPU's sums group their terms by size, so there the gradients may round differently
+    from all D rows, as any change of size may.
     """
     rows, width = stack.shape[1], stack.shape[2]
     if rows >= min(depth, filled + 1):
