@@ -15,8 +15,10 @@ ratio are printed. Two workloads:
   Queue- or DeQue-LSTM of hidden 64 and memory width 64 on reversal at its longest
   training lengths, batch 32, Adam), the run's own batches and loss.
 
-The older file must take the same arguments as this checkout's (the loops' Python side
-is this checkout's).
+The loops' Python side is this checkout's. An older file whose loop takes fewer
+arguments is called with the leading ones (its ``backward_loop`` took no windows before
+the memory's backward step kept to the rows written so far); any other difference in
+the arguments is an error.
 
     python benchmarks/loops_builds.py --against HEAD~1 --work cell --batch 32
     python benchmarks/loops_builds.py --against HEAD~2 --work paper --threads 2 --rounds 8
@@ -32,7 +34,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import numpy as np
 import torch
@@ -46,7 +49,7 @@ from memrnn.models.transducer import MemoryAugmentedLSTM
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def build_at(revision: str, scratch: Path) -> ModuleType:
+def build_at(revision: str, scratch: Path) -> SimpleNamespace:
     """The loops as ``loops.cpp`` was at ``revision``, compiled with the same flags."""
     from torch.utils import cpp_extension
 
@@ -58,7 +61,15 @@ def build_at(revision: str, scratch: Path) -> ModuleType:
     name = "memrnn_loops_at_" + "".join(c if c.isalnum() else "_" for c in revision)
     module: ModuleType = cpp_extension.load(name, [str(source)], build_directory=str(scratch),
                                             extra_cflags=list(native.FLAGS))  # fmt: skip
-    return module
+    return SimpleNamespace(**{loop: _leading(getattr(module, loop))
+                              for loop in ("forward_loop", "backward_loop")})  # fmt: skip
+
+
+def _leading(loop: Callable[..., Any]) -> Callable[..., Any]:
+    """``loop`` given as many of the arguments as it takes: pybind11 names them arg0,
+    arg1, ... in its docstring's signature."""
+    taken = (loop.__doc__ or "").split("(", 1)[1].split(") ->", 1)[0].count("arg")
+    return lambda *args: loop(*args[:taken])
 
 
 def paper_step(rounds_of: int) -> Callable[[], None]:

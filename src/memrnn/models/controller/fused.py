@@ -131,7 +131,7 @@ def forward(
     p_all = new(steps, batch, w_q.shape[-1]) if w_p is not None else hs
     q_all = new(steps, batch, w_q.shape[-2])  # [v ; d ; u] after their nonlinearities
     strengths = xw.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
-    weights = new(steps, e, batch, layout.rows)
+    weights = xw.new_zeros(steps, e, batch, layout.rows)  # the compiled loop writes its window
     values = xw.new_zeros(batch, layout.rows, m)
 
     rh[0, :, :em] = 0 if r0 is None else r0

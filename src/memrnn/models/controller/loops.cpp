@@ -171,14 +171,15 @@ T relu(T x) {
   return x < 0 ? T(0) : x;
 }
 
-// Visits i = 0 .. n-1 from one end (high: n-1 first) with A_i, the sum of x over the rows
-// already visited (those between row i and that end), as a cumulative sum from that end
-// rounds it.
+// Visits i = lo .. hi-1 from one end (high: hi-1 first) with A_i, the sum of x over the
+// rows already visited (those between row i and that end), as a cumulative sum from that
+// end rounds it. The rows outside [lo, hi) are the memory's empty ones: their strengths
+// are exactly 0 and so add nothing to any sum, which is why the loops leave them out.
 template <typename T, typename F>
-void sums_from(bool high, int64_t n, const T* x, int64_t stride, F visit) {
+void sums_from(bool high, int64_t lo, int64_t hi, const T* x, int64_t stride, F visit) {
   double acc = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t i = high ? n - 1 - k : k;
+  for (int64_t k = lo; k < hi; ++k) {
+    const int64_t i = high ? hi - 1 - (k - lo) : k;
     visit(i, static_cast<T>(acc));
     acc += x[i * stride];
   }
@@ -187,8 +188,9 @@ void sums_from(bool high, int64_t n, const T* x, int64_t stride, F visit) {
 template <typename T>
 void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid,
                     const Tensor& q, const Tensor& weights_t, int64_t em,
-                    const std::vector<bool>& ends_high, const std::vector<int64_t>& pushed) {
-  const int64_t rows = before.size(0), n = before.size(1);
+                    const std::vector<bool>& ends_high, const std::vector<int64_t>& pushed,
+                    int64_t lo, int64_t hi) {
+  const int64_t rows = before.size(0);
   const int64_t e = static_cast<int64_t>(ends_high.size());
   const Rows<T> s_in(before), s_out(after), s_mid(mid), gates(q);
   std::vector<Rows<T>> read_weights;  // each end's (B, n) view, taken once, not per row
@@ -199,7 +201,7 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
     for (int64_t end = 0; end < e; ++end) {
       const Rows<T>* dst = end == e - 1 ? &s_out : &s_mid;
       const T u = gates(b, em + e + end);
-      sums_from<T>(ends_high[end], n, &(*src)(b, 0), src->col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], lo, hi, &(*src)(b, 0), src->col, [&](int64_t i, T a) {
         (*dst)(b, i) = relu<T>((*src)(b, i) - relu<T>(u - a));
       });
       src = dst;
@@ -208,7 +210,7 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
     // Read weights of each end: w_i = min(s_i, max(0, 1 - A_i)).
     for (int64_t end = 0; end < e; ++end) {
       const Rows<T>& w = read_weights[end];
-      sums_from<T>(ends_high[end], n, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], lo, hi, &s_out(b, 0), s_out.col, [&](int64_t i, T a) {
         const T room = relu<T>(T(1) - a), s = s_out(b, i);
         w(b, i) = std::isnan(s) ? s : (s < room ? s : room);
       });
@@ -221,14 +223,21 @@ void memory_forward(const Tensor& before, const Tensor& after, const Tensor& mid
 // (``before``) and s_t (``after``) and the pops (in ``q``, after ``em`` values and E
 // pushes), all in the forward's row order. ``grad_weights`` (B, E, n) is dL/d(read
 // weights) in the forward's row order; ``reach`` is scratch for the sums that give
-// dL/dpop. Rows are read from the far end where ``reversed``.
+// dL/dpop. Rows are read from the far end where ``reversed``. Only the rows [lo, hi)
+// (forward order) written up to this step are visited: the others' strengths are 0
+// before and after it, so their masks are 0 and they add nothing to the other rows'
+// gradients. Their own entries of d_s, which no later step reads, are left as they are;
+// their entries of ``reach`` still hold the 0 written at the step that pushed them (the
+// first step of the backward visits every row).
 template <typename T>
 void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reversed,
                      const Tensor& before, const Tensor& after, const Tensor& q, int64_t em,
                      const Tensor& reach, const Tensor& grad_push, const Tensor& grad_pop,
                      const std::vector<bool>& ends_high, const std::vector<bool>& from_high,
-                     const std::vector<int64_t>& pushed_columns) {
+                     const std::vector<int64_t>& pushed_columns, int64_t lo, int64_t hi) {
   const int64_t rows = d_s.size(0), n = d_s.size(1);
+  // the window in the backward's row order
+  const int64_t b_lo = reversed ? n - hi : lo, b_hi = reversed ? n - lo : hi;
   const int64_t e = static_cast<int64_t>(from_high.size());
   const Rows<T> grad(d_s), push(grad_push), cut(reach), s_before(before), s_after(after);
   const Rows<T> gates(q);
@@ -245,7 +254,7 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
     // The read weights' masks: w = min(s, max(0, 1 - A)) has a slope (pos) where w = s
     // (ties included) or A < 1, and is 1 - A (over) where A < 1 and s > room.
     for (int64_t end = 0; end < e; ++end) {
-      sums_from<T>(ends_high[end], n, &s_after(b, 0), s_after.col, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], lo, hi, &s_after(b, 0), s_after.col, [&](int64_t i, T a) {
         const T room = relu<T>(T(1) - a);
         const bool left = s_after(b, i) <= room, free = a < T(1);
         pos[end * n + in_order(i)] = static_cast<T>(left || free);
@@ -253,10 +262,10 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
       });
     }
     // The pops' masks: the pop reaches into the row (take), the row survives it (keep).
-    for (int64_t i = 0; i < n; ++i) s_now[i] = s_before(b, i);
+    for (int64_t i = lo; i < hi; ++i) s_now[i] = s_before(b, i);
     for (int64_t end = 0; end < e; ++end) {
       const T u = gates(b, em + e + end);
-      sums_from<T>(ends_high[end], n, s_now.data(), 1, [&](int64_t i, T a) {
+      sums_from<T>(ends_high[end], lo, hi, s_now.data(), 1, [&](int64_t i, T a) {
         const T r = u - a;
         s_next[i] = relu<T>(s_now[i] - relu<T>(r));
         take[(end * rows + b) * n + in_order(i)] = static_cast<T>(r > 0);
@@ -269,8 +278,8 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
       const T* gw = dw + b * dw_b + end * dw_e;
       // grad += g, then grad -= the inclusive sum of g * over from the end
       double acc = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t i = from_high[end] ? n - 1 - k : k;
+      for (int64_t k = b_lo; k < b_hi; ++k) {
+        const int64_t i = from_high[end] ? b_hi - 1 - (k - b_lo) : k;
         const T gi = gw[in_order(i) * dw_i] * pos[end * n + i];
         acc += gi * over[end * n + i];
         grad(b, i) = (grad(b, i) + gi) - static_cast<T>(acc);
@@ -287,8 +296,8 @@ void memory_backward(const Tensor& d_s, const Tensor& grad_weights, bool reverse
       const T* kp = keep.data() + (end * rows + b) * n;
       const T* tk = take.data() + (end * rows + b) * n;
       double acc = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t i = from_high[end] ? n - 1 - k : k;
+      for (int64_t k = b_lo; k < b_hi; ++k) {
+        const int64_t i = from_high[end] ? b_hi - 1 - (k - b_lo) : k;
         const T g = grad(b, i) * kp[i];
         const T r = g * tk[i];
         cut(b, i) = r;
@@ -414,7 +423,7 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
     }
     AT_DISPATCH_FLOATING_TYPES(strengths.scalar_type(), "memory_forward", [&] {
       memory_forward<scalar_t>(strengths[t], strengths[t + 1], mid, q, weights[t], em,
-                               ends_high, pushed);
+                               ends_high, pushed, windows[t].first, windows[t].second);
     });
     for (int64_t end = 0; end < e; ++end) {
       values.select(1, pushed[end]).copy_(q.slice(1, end * m, (end + 1) * m));
@@ -437,7 +446,7 @@ std::vector<Tensor> backward_loop(
     const Maybe& d_pre_, const Tensor& d_z, const Tensor& acts, const Maybe& cells_,
     const Maybe& tanh_c_, const Tensor& w_rec, int64_t hid, int64_t m, int64_t k,
     bool reversed, const std::vector<bool>& ends_high, const std::vector<bool>& from_high,
-    const Lines& push_lines) {
+    const Lines& push_lines, const Lines& windows) {
   const at::AutoDispatchBelowADInplaceOrView below_autograd;  // as in forward_loop
   const Tensor d_c = given(d_c_), grad_p = given(grad_p_), grad_gates = given(grad_gates_);
   const Tensor w_p = given(w_p_), p_slope = given(p_slope_), d_pre = given(d_pre_);
@@ -460,7 +469,7 @@ std::vector<Tensor> backward_loop(
     AT_DISPATCH_FLOATING_TYPES(d_s.scalar_type(), "memory_backward", [&] {
       memory_backward<scalar_t>(d_s, d_w, reversed, strengths[t], strengths[t + 1], q_all[t],
                                 em, reach, grad_push[t], grad_pop[t], ends_high, from_high,
-                                columns);
+                                columns, windows[t].first, windows[t].second);
     });
 
     for (int64_t end = 0; end < e; ++end) {

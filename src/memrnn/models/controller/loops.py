@@ -132,6 +132,7 @@ def backward_loop(
             grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts, cells, tanh_c, w_rec,
             hid, m, members(w_rec) or 0, rev, [end == "high" for end in layout.ends],
             [end == "high" for end in sum_ends(layout)], list(layout.push_lines()),
+            [layout.window(t) for t in range(steps)],
         )  # fmt: skip
         return d_s, d_r, d_h
     group = members(w_rec)
