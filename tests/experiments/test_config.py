@@ -41,3 +41,11 @@ def test_validate_names_the_field(settings: dict[str, Any], message: str) -> Non
 
 def test_a_valid_config_passes() -> None:
     _Shaped(shape="square", optimizer="sgd", monitor_mode="max").validate()
+
+
+def test_field_types_are_resolved_once_per_class_and_read_only() -> None:
+    types = field_types(_Shaped)
+    assert field_types(_Shaped) is types  # a profile validates thousands of configs
+    assert types["size"] is int and set(field_types(TrainConfig)) < set(types)
+    with pytest.raises(TypeError):
+        types["size"] = float  # type: ignore[index]

@@ -103,6 +103,25 @@ def test_report_alone_rebuilds_from_the_store(tmp_path: Path) -> None:
     assert not (tmp_path / "empty").exists()
 
 
+class _Unstored(ToyExperiment):
+    """An experiment with nothing in the store, whose profiles are slow to list."""
+
+    name = "unstored"
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        raise AssertionError("listed the runs of an experiment the store holds none of")
+
+
+def test_the_report_lists_no_runs_of_an_experiment_the_store_holds_none_of(
+    tmp_path: Path,
+) -> None:
+    reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    first = (tmp_path / "results.json").read_text()
+    report(tmp_path, [ToyExperiment(), _Unstored()])
+    assert (tmp_path / "results.json").read_text() == first
+    assert "unstored" not in (tmp_path / "report.md").read_text()
+
+
 def test_report_files_are_readable_by_others(tmp_path: Path) -> None:
     """Atomic writes go through mkstemp (mode 0600); the final files get the usual mode."""
     import os

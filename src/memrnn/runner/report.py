@@ -100,8 +100,10 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
             # takes the spec the experiment gives it now: its tags are labels outside the
             # key, and a run stored before its tags changed (or before runs had tags) is
             # still the same computation.
-            current = {spec.key: spec for spec in experiment.runs(profile)}
             stored = store.records(experiment.name, profile)
+            if not stored:
+                continue
+            current = {spec.key: spec for spec in experiment.runs(profile)}
             records = [
                 dataclasses.replace(r, spec=current[r.spec.key])
                 for r in stored
