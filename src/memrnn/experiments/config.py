@@ -38,6 +38,7 @@ def describe_choices(allowed: tuple[Any, ...]) -> str:
     return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
 
 
+# A dict rather than functools.cache, whose typing refuses a class as its key.
 _FIELD_TYPES: dict[type, Mapping[str, Any]] = {}
 
 
