@@ -12,7 +12,8 @@ import pytest
 
 from memrnn.errors import UserError
 from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model, load_splits
-from memrnn.experiments.base import PROFILE_NAMES, Profile, RunRecord
+from memrnn.experiments.base import RunRecord
+from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.models import model_names
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pytest
 
 from memrnn.experiments.config import TrainConfig, choices, describe_choices, field_types
+from memrnn.experiments.registry import experiment_names, get_experiment
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,25 @@ def test_field_types_are_resolved_once_per_class_and_read_only() -> None:
     assert types["size"] is int and set(field_types(TrainConfig)) < set(types)
     with pytest.raises(TypeError):
         types["size"] = float  # type: ignore[index]
+
+
+@dataclass(frozen=True)
+class _Listed(TrainConfig):
+    sizes: list[int] = field(default_factory=lambda: [1, 2])
+
+
+def test_to_dict_equals_asdict_and_copies_containers() -> None:
+    shaped = _Shaped(shape="square", size=3, lr=0.5)
+    assert shaped.to_dict() == dataclasses.asdict(shaped)
+    assert list(shaped.to_dict()) == [f.name for f in dataclasses.fields(shaped)]
+    listed = _Listed()
+    values = listed.to_dict()
+    assert values == dataclasses.asdict(listed) and values["sizes"] is not listed.sizes
+
+
+@pytest.mark.parametrize("name", experiment_names())
+def test_every_experiments_run_configs_are_their_asdict(name: str) -> None:
+    experiment = get_experiment(name)
+    for spec in experiment.runs("smoke") + experiment.runs("quick"):
+        config = experiment.config_type(**spec.config)
+        assert spec.config == dataclasses.asdict(config) == config.to_dict()

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 import torch
 from tqdm import tqdm
 
+from memrnn.cli.parser import DATA_ENV
 from memrnn.errors import UserError
-from memrnn.experiments.base import PROFILE_MEANING, PROFILE_NAMES
+from memrnn.experiments.profiles import PROFILE_MEANING, PROFILE_NAMES
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
 
-
-DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
 
 # The single-threaded run time of each experiment's quick profile, in minutes, and where
 # it was measured: `memrnn reproduce` names them when asked to run nothing in particular.

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from memrnn import __version__
-from memrnn.cli import commands, pair_commands
-from memrnn.cli.commands import DATA_ENV
-from memrnn.experiments.base import PROFILE_NAMES
-from memrnn.runner.reproduce import GROUP
+from memrnn.experiments.profiles import PROFILE_NAMES
+from memrnn.runner import GROUP
+
+DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
+_COMMANDS, _PAIR_COMMANDS = "memrnn.cli.commands", "memrnn.cli.pair_commands"
 
 _DESCRIPTION = """\
 Memory-augmented recurrent networks and the experiments of the papers they come from.
@@ -44,6 +47,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
+def _handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The command's handler ``module.name``, imported only when the command runs, so that
+    `memrnn --help` and a mistake in the arguments answer without importing torch."""
+
+    def handle(args: argparse.Namespace) -> int:
+        run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), name)
+        return run(args)
+
+    return handle
 
 
 def _count(text: str) -> int:
@@ -101,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         "step: the values, push and pop strengths, reads and strengths of the neural stack "
         "and of the neural queue.",
     )
-    demo.set_defaults(handler=commands.run_demo)
+    demo.set_defaults(handler=_handler(_COMMANDS, "run_demo"))
 
     listing = subcommands.add_parser(
         "list",
@@ -120,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--names", action="store_true", help="only the experiments' names, one a line"
     )
     _add_seeds(listing)
-    listing.set_defaults(handler=commands.run_list)
+    listing.set_defaults(handler=_handler(_COMMANDS, "run_list"))
 
     train = subcommands.add_parser(
         "train",
@@ -144,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_tensorboard(train)
-    train.set_defaults(handler=commands.run_train)
+    train.set_defaults(handler=_handler(_COMMANDS, "run_train"))
 
     repro = subcommands.add_parser(
         "reproduce",
@@ -178,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_seeds(repro)
-    repro.set_defaults(handler=commands.run_reproduce)
+    repro.set_defaults(handler=_handler(_COMMANDS, "run_reproduce"))
 
     rep = subcommands.add_parser(
         "report",
@@ -187,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
     _add_seeds(rep)
-    rep.set_defaults(handler=commands.run_report)
+    rep.set_defaults(handler=_handler(_COMMANDS, "run_report"))
     _add_pair_commands(subcommands)
     return parser
 
@@ -237,7 +251,7 @@ def _add_pair_commands(subcommands: Any) -> None:
     fit.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_tensorboard(fit)
-    fit.set_defaults(handler=pair_commands.run_fit)
+    fit.set_defaults(handler=_handler(_PAIR_COMMANDS, "run_fit"))
 
     decode = subcommands.add_parser(
         "decode",
@@ -247,7 +261,7 @@ def _add_pair_commands(subcommands: Any) -> None:
     )
     decode.add_argument("folder", type=Path, metavar="DIR", help="the folder of `memrnn fit`")
     decode.add_argument("inputs", type=Path, metavar="INPUTS", help="the sources")
-    decode.set_defaults(handler=pair_commands.run_decode)
+    decode.set_defaults(handler=_handler(_PAIR_COMMANDS, "run_decode"))
 
     score = subcommands.add_parser(
         "score",
@@ -258,4 +272,4 @@ def _add_pair_commands(subcommands: Any) -> None:
     )
     score.add_argument("folder", type=Path, metavar="DIR", help="the folder of `memrnn fit`")
     score.add_argument("pairs", type=Path, metavar="PAIRS", help="the pairs")
-    score.set_defaults(handler=pair_commands.run_score)
+    score.set_defaults(handler=_handler(_PAIR_COMMANDS, "run_score"))

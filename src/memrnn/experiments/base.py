@@ -17,12 +17,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 import torch
 
 from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.profiles import PROFILE_MEANING, Profile
 from memrnn.training import Steps
 
 if TYPE_CHECKING:
@@ -30,13 +31,6 @@ if TYPE_CHECKING:
 
     from memrnn.experiments.tables import Table
 
-Profile = Literal["smoke", "quick", "paper"]
-PROFILE_NAMES: tuple[Profile, ...] = ("smoke", "quick", "paper")
-PROFILE_MEANING = {
-    "smoke": "seconds; used by the tests, the numbers mean nothing",
-    "quick": "minutes on a laptop CPU, scaled down from the paper",
-    "paper": "the paper's settings; a GPU or a cluster",
-}
 C = TypeVar("C", bound=TrainConfig)
 
 

@@ -38,8 +38,11 @@ def describe_choices(allowed: tuple[Any, ...]) -> str:
     return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
 
 
-# A dict rather than functools.cache, whose typing refuses a class as its key.
+# Dicts rather than functools.cache, whose typing refuses a class as its key.
 _FIELD_TYPES: dict[type, Mapping[str, Any]] = {}
+_FieldCheck = tuple[str, Any, tuple[Any, ...] | None]  # a field's name, type and choices
+_FIELD_CHECKS: dict[type, tuple[_FieldCheck, ...]] = {}
+_SCALARS = (bool, int, float, str, type(None))  # values that copying would leave as they are
 
 
 def field_types(config_type: type[TrainConfig]) -> Mapping[str, Any]:
@@ -50,6 +53,15 @@ def field_types(config_type: type[TrainConfig]) -> Mapping[str, Any]:
     if types is None:
         types = _FIELD_TYPES[config_type] = MappingProxyType(typing.get_type_hints(config_type))
     return types
+
+
+def _field_checks(config_type: type[TrainConfig]) -> tuple[_FieldCheck, ...]:
+    """Each field's name, type and ``choices``, once per class (for ``validate``)."""
+    checks = _FIELD_CHECKS.get(config_type)
+    if checks is None:
+        types = field_types(config_type).items()
+        checks = _FIELD_CHECKS[config_type] = tuple((n, t, choices(t)) for n, t in types)
+    return checks
 
 
 @dataclass(frozen=True)
@@ -118,10 +130,8 @@ class TrainConfig:
         reports is the runner's check (``memrnn.runner.checks``): those depend on the
         machine and the experiment, not on the values alone.
         """
-        types = field_types(type(self))
-        for name, kind in types.items():
+        for name, kind, allowed in _field_checks(type(self)):
             value = getattr(self, name)
-            allowed = choices(kind)
             if allowed is not None and value not in allowed:
                 raise ValueError(f"{name}: expected {describe_choices(allowed)}, got {value!r}")
             if kind is float:
@@ -156,6 +166,11 @@ class TrainConfig:
             check_float(name, getattr(self, name), low, high)
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields by name, equal to ``dataclasses.asdict``'s, which deep-copies every
+        value: skipped where all are scalars, since a profile's listing makes thousands."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if all(type(value) in _SCALARS for value in values.values()):
+            return values
         return dataclasses.asdict(self)
 
 

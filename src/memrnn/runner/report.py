@@ -11,7 +11,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memrnn.experiments.base import PROFILE_NAMES, Experiment, Profile, RunRecord
+from memrnn.experiments.base import Experiment, Profile, RunRecord
+from memrnn.experiments.profiles import PROFILE_NAMES
 from memrnn.experiments.tables import Table
 from memrnn.io import write_atomic
 from memrnn.runner.store import ResultsStore

@@ -11,6 +11,7 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, Profile, RunSpec
 from memrnn.experiments.registry import experiment_names, experiment_path, get_experiment
 from memrnn.io import remove_stale_temporaries
+from memrnn.runner import GROUP
 from memrnn.runner.config import config_from_mapping
 from memrnn.runner.lock import folder_lock
 from memrnn.runner.report import write_report
@@ -22,7 +23,6 @@ from memrnn.validation import check_int
 
 STORE_NAME = "store.sqlite"
 DATA_NAME = "data"  # the data folder's default, inside the output folder
-GROUP = 16  # the most runs one batched model trains at once
 
 
 @dataclass

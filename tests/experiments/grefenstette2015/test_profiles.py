@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from memrnn.cli import main
-from memrnn.experiments.base import PROFILE_NAMES, Profile
 from memrnn.experiments.grefenstette2015 import (
     MODEL_NAMES,
     MODELS,
@@ -17,6 +16,7 @@ from memrnn.experiments.grefenstette2015 import (
     Grefenstette2015,
     Grefenstette2015Config,
 )
+from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.tasks.transduction import TASKS
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memrnn.experiments.base import PROFILE_NAMES, Profile
 from memrnn.experiments.hewitt2020 import Hewitt2020, Hewitt2020Config, largest_k, sweep_runs
+from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)

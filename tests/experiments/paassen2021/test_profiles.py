@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from memrnn.experiments.base import PROFILE_NAMES, Profile
 from memrnn.experiments.paassen2021 import Paassen2021, Paassen2021Config
 from memrnn.experiments.paassen2021.config import DEEP_MODELS, LARGE_ESN, paper_neurons
 from memrnn.experiments.paassen2021.paper import ESN_MODELS, MODELS
@@ -16,6 +15,7 @@ from memrnn.experiments.paassen2021.profiles import (
     scale,
     settings,
 )
+from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.tasks.rsm_benchmarks import TASKS
 
 

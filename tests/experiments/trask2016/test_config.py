@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from memrnn.experiments.base import PROFILE_NAMES, Profile
 from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.experiments.trask2016 import VARIANTS, Trask2016, Trask2016Config
 from memrnn.runner.train import run
 

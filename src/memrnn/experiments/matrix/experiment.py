@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from memrnn.experiments.base import (
     FittedExperiment,
@@ -28,6 +27,9 @@ from memrnn.experiments.matrix.run import (
 )
 from memrnn.experiments.matrix.tables import score_tables
 from memrnn.experiments.tables import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class Matrix(FittedExperiment[MatrixConfig]):

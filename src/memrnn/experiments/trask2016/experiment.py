@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Hashable, Sequence
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from memrnn.experiments.base import Profile, RunContext, RunRecord, RunSpec, TrainedExperiment
 from memrnn.experiments.grid import grid_runs
@@ -18,6 +17,9 @@ from memrnn.experiments.trask2016.paper import TUTORIAL_SCALE
 from memrnn.experiments.trask2016.run import ReversalRun
 from memrnn.experiments.trask2016.tables import report_findings, report_tables
 from memrnn.experiments.trask2016.variants import VARIANTS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class Trask2016(TrainedExperiment[Trask2016Config]):

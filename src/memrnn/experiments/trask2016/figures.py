@@ -4,17 +4,22 @@ share of sequences reversed at every length up to twice the longest trained."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from memrnn.experiments.base import RunRecord
 from memrnn.experiments.trask2016.tables import Runs, by_variant
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def gate_traces(runs: Runs) -> Figure:
     """Push and pop strengths over one sequence, reading then writing, for the seeds with
     the highest and the lowest ``stack_use`` of each variant."""
+    from matplotlib.figure import Figure
+
     traces = Figure(figsize=(10, 1.5 * len(runs) + 0.6), layout="constrained")
     grid = traces.subplots(len(runs), 2, squeeze=False)
     for row, (variant, variant_runs) in enumerate(runs.items()):
@@ -39,6 +44,8 @@ def gate_traces(runs: Runs) -> Figure:
 def accuracy_by_length(runs: Runs, trained: tuple[int, int]) -> Figure:
     """Sequences fully correct at each length, mean over each variant's seeds, with the
     training lengths (``trained``: the shortest and the longest) shaded."""
+    from matplotlib.figure import Figure
+
     curves = Figure(figsize=(5, 3), layout="constrained")
     axes = curves.add_subplot()
     axes.axvspan(trained[0] - 0.5, trained[1] + 0.5, color="0.9", label="training lengths")
