@@ -7,7 +7,9 @@ hidden units, embeddings 16, memory width 16, on reversal of up to 10 of 8 symbo
 batch 32, Adam): the same seeds and learning rates both ways, the same number of steps, no
 evaluation. Throughput is run-steps per second; the ratio is batched over one after
 another, measured in the same process, on one thread unless ``--threads`` says otherwise,
-with malloc set as the runner's processes set it (``memrnn.runner.allocator``).
+with malloc set as the runner's processes set it (``memrnn.runner.allocator``). The last
+two columns time one run whose batch holds all N runs' rows: a group still does every
+row's arithmetic, so that run's ratio is about the most grouping can give.
 
     python benchmarks/batched_runs.py                     # N in 1 4 16, CPU
     python benchmarks/batched_runs.py --device cuda       # on a GPU
@@ -94,6 +96,14 @@ def batched(cells: list[CellSteps], steps: int, device: torch.device) -> float:
     return time.perf_counter() - started
 
 
+def one_model_of_all_rows(n: int, args: argparse.Namespace, device: torch.device) -> float:
+    """Seconds to train one run whose batch holds the rows of n runs (n times the batch)
+    for the same steps. A group shares the per-operation costs of its members but still
+    does every row's arithmetic, so this is about the least it can take."""
+    wide = argparse.Namespace(**{**vars(args), "batch": args.batch * n})
+    return one_after_another(_members(1, wide, device), args.steps, device)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[1, 4, 16])
@@ -110,7 +120,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
     parser.add_argument(
         "--alone-max", type=int, default=0,
-        help="time at most this many runs one after another and scale to N (0: all N)",
+        help="time this many runs one after another once and scale to each N (0: time all "
+        "N runs for each N)",
     )  # fmt: skip
     parser.add_argument(
         "--default-malloc", action="store_true",
@@ -127,19 +138,28 @@ def main() -> None:
         f"{args.steps} steps per run, {device}, {args.threads} thread(s)"
     )
     print(f"{'N':>4} {'alone s':>9} {'batched s':>10} {'alone run-steps/s':>18} "
-          f"{'batched run-steps/s':>20} {'ratio':>6}")  # fmt: skip
+          f"{'batched run-steps/s':>20} {'ratio':>6} {'one model of N B rows s':>24} "
+          f"{'its ratio':>9}")  # fmt: skip
     batched(_members(2, args, device), 3, device)  # warm-up: first calls allocate and load
+    per_run = None  # with --alone-max: the seconds of one run alone, timed once
     for n in args.runs:
-        # runs alone do not share anything: the first ``--alone-max`` of them give the
-        # time of all n, in proportion
-        timed = min(n, args.alone_max) if args.alone_max else n
-        alone = one_after_another(_members(timed, args, device), args.steps, device) * n / timed
+        # runs alone share nothing: ``--alone-max`` of them give the time of any n
+        if not args.alone_max:
+            alone = one_after_another(_members(n, args, device), args.steps, device)
+        else:
+            if per_run is None:
+                cells = _members(args.alone_max, args, device)
+                per_run = one_after_another(cells, args.steps, device) / args.alone_max
+            alone = per_run * n
         together = batched(_members(n, args, device), args.steps, device)
+        wide = one_model_of_all_rows(n, args, device)
         work = n * args.steps
         print(f"{n:>4} {alone:>9.2f} {together:>10.2f} {work / alone:>18.1f} "
-              f"{work / together:>20.1f} {alone / together:>6.2f}")  # fmt: skip
+              f"{work / together:>20.1f} {alone / together:>6.2f} {wide:>24.2f} "
+              f"{alone / wide:>9.2f}")  # fmt: skip
         if args.json:
-            row = {"runs": n, "alone_s": alone, "batched_s": together, "ratio": alone / together}
+            row = {"runs": n, "alone_s": alone, "batched_s": together, "ratio": alone / together,
+                   "one_model_s": wide, "one_model_ratio": alone / wide}  # fmt: skip
             print(json.dumps(row))
 
 
