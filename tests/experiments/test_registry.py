@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib.metadata import EntryPoint
 
 import pytest
@@ -25,6 +27,29 @@ def test_every_experiment_module_is_found_and_nothing_else() -> None:
         experiment = get_experiment(name)
         assert experiment.name == name
         assert type(load_experiment(experiment_path(experiment))) is type(experiment)
+        # in the module of its name, where get_experiment looks first
+        assert experiment_path(experiment).startswith(f"memrnn.experiments.{name}")
+
+
+def test_an_experiment_asked_for_by_name_imports_no_other() -> None:
+    probe = (
+        "import sys\nfrom memrnn.experiments.registry import get_experiment\n"
+        "get_experiment('trask2016').runs('smoke')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('memrnn.experiments.')\n"
+        "             and m.count('.') == 2 or m == 'sklearn'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+    )
+    imported = done.stdout.strip()
+    assert "trask2016" in imported
+    assert all(other not in imported for other in ["matrix", "paassen2021", "sklearn", "ba2016"])
+
+
+def test_a_name_that_is_no_experiments_module_is_looked_up_among_all() -> None:
+    for name in ["registry", "base", "no.such", "nope"]:
+        with pytest.raises(UserError, match=f"unknown experiment '{name}'"):
+            get_experiment(name)
 
 
 def test_an_unknown_name_lists_the_known_ones() -> None:
@@ -60,8 +85,9 @@ def test_an_entry_point_must_name_its_experiment(monkeypatch: pytest.MonkeyPatch
 
 def test_two_experiments_of_one_name_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     _declare(monkeypatch, ("trask2016", "elsewhere:Trask"))
-    with pytest.raises(UserError, match="two experiments are called 'trask2016'"):
-        experiment_names()
+    for ask in (experiment_names, lambda: get_experiment("trask2016")):
+        with pytest.raises(UserError, match="two experiments are called 'trask2016'"):
+            ask()
 
 
 class Renamed(Trask2016):

@@ -9,11 +9,14 @@ for example in a ``pyproject.toml``::
     mypaper2024 = "mypackage.experiment:MyPaper2024"
 
 An entry point's name must be its experiment's ``name``; it is imported only when used.
+Each built-in experiment lives in the module of its name (``memrnn.experiments.trask2016``),
+so asking for one by name imports that module alone.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 from functools import cache
@@ -60,13 +63,27 @@ def _installed() -> dict[str, str]:
     for point in entry_points(group=GROUP):
         builtin = _builtin().get(point.name)
         if builtin is not None or point.name in declared:
-            other = builtin or declared[point.name]
-            raise UserError(
-                f"two experiments are called {point.name!r}: {other}, and {point.value} "
-                f"(an entry point of the group {GROUP})"
-            )
+            raise _two_called(point.name, builtin or declared[point.name], point.value)
         declared[point.name] = point.value
     return declared
+
+
+def _two_called(name: str, first: str, declared: str) -> UserError:
+    return UserError(
+        f"two experiments are called {name!r}: {first}, and {declared} "
+        f"(an entry point of the group {GROUP})"
+    )
+
+
+def _in_own_module(name: str) -> str | None:
+    """ "module:Class" of the built-in experiment ``name``, found in its own module
+    ``memrnn.experiments.<name>`` (where each built-in lives) without importing the
+    others and what they import; None if that module does not define it."""
+    module = f"{memrnn.experiments.__name__}.{name}"
+    if not name.isidentifier() or importlib.util.find_spec(module) is None:
+        return None
+    found = [cls for cls in _defined_in(module) if cls.name == name]
+    return _class_path(found[0]) if found else None
 
 
 def experiment_names() -> list[str]:
@@ -94,15 +111,25 @@ def experiment_path(experiment: Experiment) -> str:
 
 
 def get_experiment(name: str) -> Experiment:
-    """The experiment called ``name``; a UserError lists the known names otherwise."""
-    known = {**_builtin(), **_installed()}
-    if name not in known:
-        raise UserError(
-            f"unknown experiment {name!r}; the experiments are: {', '.join(sorted(known))}"
-        )
-    experiment = load_experiment(known[name])
+    """The experiment called ``name``; a UserError lists the known names otherwise.
+
+    A built-in experiment is imported from its own module alone (an installed package
+    that declares the same name is still refused)."""
+    path = _in_own_module(name)
+    if path is not None:
+        for point in entry_points(group=GROUP):
+            if point.name == name:
+                raise _two_called(name, path, point.value)
+    else:
+        known = {**_builtin(), **_installed()}
+        if name not in known:
+            raise UserError(
+                f"unknown experiment {name!r}; the experiments are: {', '.join(sorted(known))}"
+            )
+        path = known[name]
+    experiment = load_experiment(path)
     if experiment.name != name:
         raise UserError(
-            f"{known[name]}: declared as experiment {name!r}, but is called {experiment.name!r}"
+            f"{path}: declared as experiment {name!r}, but is called {experiment.name!r}"
         )
     return experiment
