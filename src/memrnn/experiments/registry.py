@@ -69,6 +69,7 @@ def _installed() -> dict[str, str]:
 
 
 def _two_called(name: str, first: str, declared: str) -> UserError:
+    """The error for an entry point ``declared`` under the name ``name`` of ``first``."""
     return UserError(
         f"two experiments are called {name!r}: {first}, and {declared} "
         f"(an entry point of the group {GROUP})"
