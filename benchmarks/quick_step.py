@@ -1,0 +1,95 @@
+"""Where a training step of Grefenstette et al.'s (2015) quick profile goes, by the
+curriculum's bound.
+
+A quick run trains 8,000 steps of batch 32 while its curriculum raises the longest
+source it draws from 4 to 32, so most of its steps are on short sequences. For each
+model and bound this trains the run's own model on reversal with its optimiser and
+prints the step's time, the time of the recurrence's operator (forward and backward,
+``memrnn.models.controller.ops``), what is left (the embedding, the input and output
+layers, the loss, the autograd engine, the optimiser) and the time to draw one batch,
+the best of ``--rounds`` rounds of ``--steps`` steps, one thread by default as the
+runner uses.
+
+    python benchmarks/quick_step.py
+    python benchmarks/quick_step.py --models stack deque lstm --bounds 8 16 32
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from memrnn.experiments.config import make_optimizer
+from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, TransductionRun
+from memrnn.models.controller import ops
+
+
+def _timed(spent: dict[str, float], name: str) -> None:
+    """Adds the seconds spent in ``ops.<name>`` (the operator's forward or backward,
+    looked up there at each call) to ``spent[name]``."""
+    inner: Callable[..., Any] = getattr(ops, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[name] += time.perf_counter() - started
+
+    setattr(ops, name, timed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque", "lstm"])
+    parser.add_argument("--bounds", nargs="+", type=int, default=[8, 16, 32])
+    parser.add_argument("--steps", type=int, default=50, help="training steps a round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    spent = {"forward": 0.0, "backward": 0.0}
+    for name in spent:
+        _timed(spent, name)
+    print(f"Grefenstette et al. quick profile, reversal, batch 32, {args.threads} thread(s), "
+          f"torch {torch.__version__}; ms a step, the best of {args.rounds} rounds")  # fmt: skip
+    print("model   bound  mean T   step  recurrence fwd  bwd    rest   drawing")
+    for model in args.models:
+        for bound in args.bounds:
+            torch.manual_seed(0)
+            config = Grefenstette2015Config(model=model, task="reversal")
+            run = TransductionRun(config, torch.device("cpu"))
+            run.model.bound.fill_(bound)
+            optimizer = make_optimizer(config, run.model.parameters())
+            rng = np.random.default_rng(0)
+            batches = [run.training_batch(rng) for _ in range(args.steps)]
+            best = (float("inf"), 0.0, 0.0)
+            for _ in range(args.rounds + 1):  # the first round warms up
+                spent.update(forward=0.0, backward=0.0)
+                started = time.perf_counter()
+                for batch in batches:
+                    loss = run.loss(batch)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                step = (time.perf_counter() - started) / args.steps
+                best = min(best, (step, spent["forward"] / args.steps,
+                                  spent["backward"] / args.steps))  # fmt: skip
+            started = time.perf_counter()
+            for _ in range(args.steps):
+                run.training_batch(rng)
+            drawing = (time.perf_counter() - started) / args.steps
+            step, forward, backward = (x * 1e3 for x in best)
+            rest = step - forward - backward
+            mean_t = np.mean([b.inputs.shape[1] for b in batches])
+            print(f"{model:7s} {bound:5d} {mean_t:7.1f} {step:6.1f} {forward:15.1f} "
+                  f"{backward:4.1f} {rest:7.1f} {drawing * 1e3:9.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
