@@ -198,3 +198,19 @@ def test_a_sound_checkpoint_is_not_moved(tmp_path: Path, recwarn: pytest.Warning
     _assert_same_run((result, steps, optimizer), whole)
     assert [p.name for p in tmp_path.iterdir()] == ["run.pt"]
     assert not [w for w in recwarn if issubclass(w.category, DamagedCheckpointWarning)]
+
+
+def test_a_checkpoint_of_the_other_implementation_resumes(
+    tmp_path: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    """``foreach`` picks torch's implementation of a step, not its numbers: a checkpoint
+    written with the other resumes, and the optimiser keeps its own."""
+    whole = _uninterrupted()
+    path = tmp_path / "run.pt"
+    _edited(lambda s: s["optimizer"]["param_groups"][0].update(foreach=True))(path)
+    steps = Regression(worse_after=1)
+    steps.evaluations = 2  # the checkpoint's, at step 20
+    result, optimizer = run(steps, SETTINGS, checkpoint=path, resume=True, **OPTIONS)
+    _assert_same_run((result, steps, optimizer), whole)
+    assert optimizer.param_groups[0]["foreach"] is None
+    assert not [w for w in recwarn if issubclass(w.category, DamagedCheckpointWarning)]

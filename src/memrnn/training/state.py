@@ -111,7 +111,10 @@ def restore_state(
         set_aside(damaged)
         return None
     model.load_state_dict(saved["model"])
+    chosen = [{k: g[k] for k in IMPLEMENTATION if k in g} for g in optimizer.param_groups]
     optimizer.load_state_dict(saved["optimizer"])
+    for group, implementation in zip(optimizer.param_groups, chosen, strict=True):
+        group.update(implementation)  # the optimiser's own, not the file's
     if schedule is not None:
         schedule.load_state_dict(saved["schedule"])
     data_rng.bit_generator.state = saved["data_rng"]
@@ -212,6 +215,11 @@ def _tensors_problem(name: str, saved: dict[Any, Any], wanted: Mapping[str, Tens
     return ""
 
 
+# The settings of torch's optimisers that pick how a step is computed, not its numbers
+# (the per-tensor loop or the multi-tensor path): a checkpoint may differ in them.
+IMPLEMENTATION = ("foreach",)
+
+
 def _optimizer_problem(saved: dict[Any, Any], optimizer: torch.optim.Optimizer) -> str:
     """What keeps ``saved`` from being loaded into ``optimizer`` ("" if nothing): other
     groups, settings or parameter counts, or a parameter's state of another shape than
@@ -228,7 +236,13 @@ def _optimizer_problem(saved: dict[Any, Any], optimizer: torch.optim.Optimizer) 
     for i, (group, ours) in enumerate(zip(groups, optimizer.param_groups, strict=True)):
         if not isinstance(group, dict) or set(group) != set(ours):
             return f"its 'optimizer' group {i} has other settings than the optimiser's"
-        odd = [key for key in ours if key != "params" and not _same_kind(group[key], ours[key])]
+        odd = [
+            key
+            for key in ours
+            if key != "params"
+            and key not in IMPLEMENTATION
+            and not _same_kind(group[key], ours[key])
+        ]
         if odd:
             return f"its 'optimizer' group {i} has {odd[0]} {group[odd[0]]!r}"
         ids = group["params"]

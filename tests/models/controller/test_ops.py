@@ -158,17 +158,18 @@ def test_the_sequence_is_one_node() -> None:
     assert o_prime.grad_fn is not None and push.grad_fn is not None
 
 
-def test_a_model_without_the_operators_learns_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Stack-LSTM's loss and gradients through the autograd Function (as under torch
-    < 2.4) are those through the operators."""
-    import memrnn.models.controller.ops as ops
-
-    grads = []
-    for operators in (ops.OPERATORS, None):
-        monkeypatch.setattr(ops, "OPERATORS", operators)
-        model = _model("stack")
-        _loss(model, *_batch(6)).backward()
-        grads.append({k: p.grad for k, p in model.named_parameters() if p.grad is not None})
-    assert grads[0].keys() == grads[1].keys() and grads[0]
-    for k in grads[0]:
-        torch.testing.assert_close(grads[0][k], grads[1][k], rtol=0, atol=0, msg=k)
+def test_eagerly_the_autograd_function_runs() -> None:
+    """Eagerly a sequence is ``MemoryRNNSequence``, which skips the operators' dispatch;
+    ``test_compiled_loss_and_gradients_are_the_eager_ones`` compares it with the
+    operator that runs under compile."""
+    trace = _model("stack").trace(_batch(6)[0])
+    seen, nodes = set(), [trace.outputs.grad_fn]
+    while nodes:
+        node = nodes.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        nodes.extend(next_node for next_node, _ in node.next_functions)
+    names = {type(node).__name__ for node in seen}
+    assert "MemoryRNNSequenceBackward" in names, names
+    assert not any("memory_rnn" in name for name in names), names

@@ -3,13 +3,15 @@
 ``memrnn.models.controller.fused`` computes the recurrence and its backward; here they
 become two operators of the ``torch.library`` (``memrnn::memory_rnn_forward`` and
 ``memrnn::memory_rnn_backward``), the first with the second as its autograd formula, each
-with a "fake" that gives the shapes of its outputs without computing them. Eagerly this
-is the same as an autograd Function (the same numbers, bit for bit). For
+with a "fake" that gives the shapes of its outputs without computing them. For
 ``torch.compile`` a sequence is then one opaque node of the graph, whatever its length:
 no graph break, and no loop of T steps unrolled into the graph (which would make one
-graph per length, each compiled anew). ``torch.library.custom_op`` came with torch 2.4;
-under an older torch the same two functions run as an autograd Function
-(``MemoryRNNSequence``), the same numbers eagerly, with the graph break compile then has.
+graph per length, each compiled anew). Eagerly the same two functions run as an autograd
+Function (``MemoryRNNSequence``): the same numbers bit for bit, without the operators'
+dispatch through Python (about a millisecond of a training step at the sizes of
+Grefenstette et al.'s quick profile). ``torch.library.custom_op`` came with torch 2.4;
+under an older torch the Function runs under compile as well, with the graph break
+compile then has.
 
 Under autocast the tensors go in as float32 (``widened``, whose gradient casts back) and
 the operators run with autocast off, as ``memrnn.structures.precision`` explains.
@@ -193,9 +195,9 @@ OPERATORS = _operators()
 
 
 def memory_rnn_forward(*inputs: Any) -> RunTensors:
-    """The forward operator (``MemoryRNNSequence`` under a torch before 2.4): ``_forward``,
-    differentiable."""
-    if OPERATORS is None:
+    """``_forward``, differentiable: the forward operator under ``torch.compile``, and
+    ``MemoryRNNSequence`` eagerly (or under a torch before 2.4)."""
+    if OPERATORS is None or not torch.compiler.is_compiling():
         return cast(RunTensors, MemoryRNNSequence.apply(*inputs))
     return OPERATORS[0](*inputs)
 

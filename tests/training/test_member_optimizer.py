@@ -1,0 +1,33 @@
+"""A run's optimiser (``memrnn.training.stacked.member_optimizer``) takes torch's
+multi-tensor path on a CPU too, and moves the weights exactly as torch's per-tensor loop."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+from memrnn.training.stacked import _SINGLE_RUN, member_optimizer
+
+
+@pytest.mark.parametrize("name", ["adam", "adamw", "rmsprop"])
+@pytest.mark.parametrize("weight_decay", [0.0, 0.1])
+def test_the_multi_tensor_path_moves_as_the_per_tensor_loop(name: str, weight_decay: float) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
+    other = copy.deepcopy(model)
+    ours = member_optimizer(name, model.parameters(), 0.01, weight_decay)  # type: ignore[arg-type]
+    loop = _SINGLE_RUN[name](other.parameters(), lr=0.01, weight_decay=weight_decay,
+                             foreach=False)  # fmt: skip
+    assert ours.defaults["foreach"] is True
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(40):
+        x, y = torch.randn(8, 5, generator=gen), torch.randn(8, 3, generator=gen)
+        for net, optimizer in ((model, ours), (other, loop)):
+            optimizer.zero_grad()
+            ((net(x) - y) ** 2).mean().backward()
+            optimizer.step()
+    for a, b in zip(model.parameters(), other.parameters(), strict=True):
+        assert torch.equal(a, b)
