@@ -5,8 +5,6 @@ the A-LSTM, GRU or stack RNN, a sixth to a quarter of its training step)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
 from torch import Tensor
@@ -14,27 +12,16 @@ from torch import Tensor
 from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import make_task
+from tests.models.autograd_graph import graph_nodes
 
 STEPS = 7  # no other size of these models is 7
-
-
-def _nodes(output: Tensor) -> Iterator[object]:
-    seen: set[object] = set()
-    todo = [output.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        yield node
-        todo.extend(parent for parent, _ in node.next_functions)
 
 
 def _time_step_selects(output: Tensor) -> list[tuple[int, ...]]:
     """The sizes of the tensors that a ``select`` in ``output``'s graph took one time step
     out of (a dimension of ``STEPS`` at the dimension it indexed)."""
     found = []
-    for node in _nodes(output):
+    for node in graph_nodes(output):
         if type(node).__name__ == "SelectBackward0":
             sizes = tuple(int(s) for s in node._saved_self_sym_sizes)  # type: ignore[attr-defined]
             if sizes[node._saved_dim] == STEPS:  # type: ignore[attr-defined]

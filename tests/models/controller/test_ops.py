@@ -14,6 +14,7 @@ from memrnn.models.controller.fused import Shape
 from memrnn.models.controller.ops import OPERATORS, MemoryRNNSequence, memory_rnn_sequence
 from memrnn.models.transducer import MemoryAugmentedLSTM
 from memrnn.structures.layout import Layout
+from tests.models.autograd_graph import graph_nodes
 
 MEMORIES = ["stack", "queue", "deque"]
 needs_operators = pytest.mark.skipif(
@@ -159,17 +160,10 @@ def test_the_sequence_is_one_node() -> None:
 
 
 def test_eagerly_the_autograd_function_runs() -> None:
-    """Eagerly a sequence is ``MemoryRNNSequence``, which skips the operators' dispatch;
-    ``test_compiled_loss_and_gradients_are_the_eager_ones`` compares it with the
-    operator that runs under compile."""
+    """Eagerly a sequence is ``MemoryRNNSequence``, which skips the operators' dispatch
+    (``test_the_autograd_function_of_an_older_torch_is_the_operator``: the same numbers
+    bit for bit); under compile the operator runs."""
     trace = _model("stack").trace(_batch(6)[0])
-    seen, nodes = set(), [trace.outputs.grad_fn]
-    while nodes:
-        node = nodes.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        nodes.extend(next_node for next_node, _ in node.next_functions)
-    names = {type(node).__name__ for node in seen}
+    names = {type(node).__name__ for node in graph_nodes(trace.outputs)}
     assert "MemoryRNNSequenceBackward" in names, names
     assert not any("memory_rnn" in name for name in names), names
