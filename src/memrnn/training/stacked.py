@@ -198,7 +198,8 @@ def member_optimizer(
     name: GroupedOptimizer, params: Iterable[Tensor], lr: float, weight_decay: float
 ) -> torch.optim.Optimizer:
     """The torch optimiser ``name`` with one learning rate: a run's alone, and so each
-    member's (``memrnn.experiments.config.make_optimizer`` makes a run's with it).
+    member's (``memrnn.experiments.config.make_optimizer`` makes a run's with it, as do
+    Hewitt et al.'s language models and the PyTorch estimators).
 
     It takes torch's multi-tensor (``foreach``) path on a CPU as well, where torch's
     default is a loop over the tensors in Python: the same arithmetic per element, so

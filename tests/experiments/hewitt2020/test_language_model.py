@@ -13,10 +13,12 @@ from memrnn.experiments.hewitt2020 import (
     KEEP_MARGIN,
     RATE_MARGIN,
     Hewitt2020Config,
+    language_model,
     lstm_units,
     train_language_model,
 )
 from memrnn.training import DamagedCheckpointWarning
+from memrnn.training.stacked import member_optimizer
 
 SMALL = {"k": 2, "m": 3, "train_tokens": 300, "dev_tokens": 200, "test_tokens": 400}
 
@@ -27,15 +29,14 @@ def test_the_recipe_follows_the_authors_code(monkeypatch: pytest.MonkeyPatch) ->
     when it falls by more than 1e-4, and a stop three epochs after the last kept one."""
     made: list[torch.optim.Optimizer] = []
 
-    class CountedAdam(torch.optim.Adam):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            made.append(self)
+    def counted(*args: Any, **kwargs: Any) -> torch.optim.Optimizer:
+        made.append(member_optimizer(*args, **kwargs))
+        return made[-1]
 
-    monkeypatch.setattr(torch.optim, "Adam", CountedAdam)
+    monkeypatch.setattr(language_model, "member_optimizer", counted)
     config = Hewitt2020Config(**SMALL, lr=0.5, max_epochs=40)
     metrics, artifacts, _ = train_language_model(config, None)
-    assert len(made) == 1
+    assert len(made) == 1 and type(made[0]) is torch.optim.Adam
     history = artifacts["history"]
     assert [epoch for epoch, _, _ in history] == list(range(1, len(history) + 1))
     lr, scheduler_best, best, best_epoch = config.lr, math.inf, math.inf, 0
