@@ -4,14 +4,16 @@ curriculum's bound.
 A quick run trains 8,000 steps of batch 32 while its curriculum raises the longest
 source it draws from 4 to 32, so most of its steps are on short sequences. For each
 model and bound this trains the run's own model (its first start) on reversal with its
-optimiser and prints the step's time, the time of the recurrence's operator (forward
-and backward, ``memrnn.models.controller.ops``), what is left (the embedding, the input
-and output layers, the loss, the autograd engine, the optimiser) and the time to draw
-one batch, the best of ``--rounds`` rounds of ``--steps`` steps, one thread by default
-as the runner uses. Then, from one more round under ``torch.profiler``, the time of the step's
-matrix products alone (ATen's ``mm``, ``addmm``, ``bmm`` and ``baddbmm``, in place or
-not, forward and backward) and their share of the step: what any implementation that
-keeps these products would still spend, however little else it did.
+optimiser and prints the step's time, the time of the recurrence's operator (forward and
+backward, ``memrnn.models.controller.ops``), what is left (the embedding, the input and
+output layers, the loss, the autograd engine, the optimiser) and the time to draw one
+batch, the best of ``--rounds`` rounds of ``--steps`` steps, one thread by default as
+the runner uses. Then, from one more round under ``torch.profiler``, the time of the
+step's matrix products alone (ATen's ``mm``, ``addmm``, ``bmm`` and ``baddbmm``, in
+place or not, forward and backward) and their share of the step: what any implementation
+that keeps these products would still spend, however little else it did. The Deep LSTM's
+cell is one oneDNN kernel, whose products the profiler does not show apart, so its share
+is not a floor.
 
     python benchmarks/quick_step.py
     python benchmarks/quick_step.py --models stack deque lstm --bounds 8 16 32
