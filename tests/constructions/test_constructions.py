@@ -201,3 +201,45 @@ def test_search_on_cuda_equals_the_cpu(kind: str) -> None:
     assert cuda.min_allowed == pytest.approx(cpu.min_allowed, rel=1e-5)
     walks = verify(build(kind, 3, 3).to("cuda"), exhaustive=False, steps=50, walks=2)
     assert walks.generates
+
+
+def _literal_keys(states: torch.Tensor) -> list[bytes] | None:
+    """Each unit's nearest level, comparing it with every level in turn (the first
+    nearest in ``LEVELS`` order), digested as ``_keys`` does; None where a unit is farther
+    than ``SATURATION`` from every level (or is not a number)."""
+    import hashlib
+    import math
+
+    from memrnn.constructions.verify import LEVELS, SATURATION
+
+    values = states.double().numpy()
+    nearest = np.zeros(values.shape, dtype=np.int8)
+    for (row, unit), value in np.ndenumerate(values):
+        distances = [abs(value - level) for level in LEVELS]
+        best = min(range(len(LEVELS)), key=lambda i: (distances[i], i))
+        if not distances[best] <= SATURATION or math.isnan(value):
+            return None
+        nearest[row, unit] = best
+    return [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in nearest]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_state_keys_are_the_nearest_levels_found_literally(seed: int) -> None:
+    from memrnn.constructions.verify import LEVELS, SATURATION, _keys
+
+    rng = np.random.default_rng(seed)
+    levels = LEVELS[rng.integers(0, len(LEVELS), size=(40, 30))]
+    jitter = (
+        rng.uniform(-0.9, 0.9, size=levels.shape)
+        * SATURATION
+        * rng.integers(0, 2, size=levels.shape)
+    )
+    states = torch.tensor(levels + jitter, dtype=torch.float32)
+    assert _keys(states) == _literal_keys(states)
+    assert len(set(_keys(states))) == len({tuple(r) for r in levels.tolist()})
+    for bad in (float("nan"), float("inf"), -float("inf"), 0.5, 1 + 3 * SATURATION, -0.38079708):
+        broken = states.clone()
+        broken[rng.integers(0, 40), rng.integers(0, 30)] = bad
+        assert _literal_keys(broken) is None
+        with pytest.raises(RuntimeError, match="not saturated"):
+            _keys(broken)

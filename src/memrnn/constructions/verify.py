@@ -39,6 +39,9 @@ from memrnn.validation import check_int
 # the values a saturated unit takes: sigmoid and tanh ends, and tanh(1) (an LSTM's h)
 LEVELS = np.array([0.0, 1.0, -1.0, math.tanh(1.0), -math.tanh(1.0)])
 SATURATION = 1e-5  # a unit this close to a level counts as saturated
+_ORDER = torch.from_numpy(np.argsort(LEVELS).astype(np.int8))  # LEVELS' indices by value
+_SORTED = torch.from_numpy(np.sort(LEVELS))
+_MIDPOINTS = (_SORTED[1:] + _SORTED[:-1]) / 2
 
 
 class Generator(Protocol):
@@ -232,18 +235,15 @@ def _walk_token(dfa: DyckDFA, code: int, allowed: np.ndarray, rng: np.random.Gen
 
 
 def _keys(states: Tensor) -> list[bytes]:
-    """Each state (row) as a digest of its units' saturation levels; raise if a unit sits
-    at none. A 16-byte BLAKE2 digest stands for the level indices, so that wide states
-    (tens of thousands of units) do not fill memory; a collision has chance 2^-128."""
+    """Each state (row) as a digest of its units' saturation levels (indices into
+    ``LEVELS``); raise if a unit sits at none. A 16-byte BLAKE2 digest stands for the level
+    indices, so that wide states (tens of thousands of units) do not fill memory; a
+    collision has chance 2^-128. The nearest level is found by the midpoints between the
+    sorted levels: one pass, where comparing with each level in turn took five."""
     values = states.to("cpu", torch.float64)
-    levels = torch.from_numpy(LEVELS)
-    nearest = torch.zeros(values.shape, dtype=torch.int8)
-    off = torch.full(values.shape, math.inf, dtype=torch.float64)
-    for index, level in enumerate(levels):
-        distance = (values - level).abs()
-        closer = distance < off
-        nearest[closer] = index
-        off = torch.minimum(off, distance)
-    if off.numel() and float(off.max()) > SATURATION:
+    bucket = torch.bucketize(values, _MIDPOINTS)
+    off = (values - _SORTED[bucket]).abs()
+    if off.numel() and not float(off.max()) <= SATURATION:  # NaN is not saturated either
         raise RuntimeError("a network state is not saturated; rounding it would be unsound")
+    nearest = _ORDER[bucket]
     return [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in nearest.numpy()]
