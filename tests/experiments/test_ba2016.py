@@ -9,9 +9,11 @@ from typing import get_args
 
 import numpy as np
 import pytest
+import torch
 
 from memrnn.errors import UserError
 from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model, load_splits
+from memrnn.experiments.ba2016.run import RetrievalRun
 from memrnn.experiments.base import RunRecord
 from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.models import model_names
@@ -50,6 +52,55 @@ def test_config_validation() -> None:
         Ba2016Config(hidden=0).validate()
     with pytest.raises(ValueError, match="norm: expected sum or slow, got 'both'"):
         Ba2016Config(norm="both").validate()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="compiled: expected a bool, got 1"):
+        Ba2016Config(compiled=1).validate()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+def test_the_profiles_compile_the_alstm_and_fast_weights_steps(profile: Profile) -> None:
+    compiled = {(s.config["model"], s.config["compiled"]) for s in Ba2016().runs(profile)}
+    assert compiled == {(m, m in ("alstm", "fast_weights")) for m in MODELS}
+    assert not any(s.config.get("compiled") for s in Ba2016().runs("smoke"))
+    assert "compiled by torch.compile" in Ba2016().scale(profile)
+
+
+@pytest.mark.parametrize("model", ["alstm", "fast_weights"])
+def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
+    """The loss and every gradient of the compiled step, against the eager step of the
+    same weights on the same batch."""
+    sizes = {"train_size": 64, "validation_size": 8, "test_size": 8, "hidden": 6, "batch_size": 16}
+    runs = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        config = Ba2016Config(model=model, compiled=compiled, **sizes)  # type: ignore[arg-type]
+        runs.append(RetrievalRun(config, torch.device("cpu"), None))
+    batch = runs[0].training_batch(np.random.default_rng(1))
+    results = []
+    for run in runs:
+        loss = run.loss(batch)
+        grads = torch.autograd.grad(loss, list(run.model.parameters()))
+        results.append((loss, grads))
+    (eager, eager_grads), (built, built_grads) = results
+    torch.testing.assert_close(built, eager, rtol=1e-5, atol=1e-6)
+    for g_built, g_eager in zip(built_grads, eager_grads, strict=True):
+        torch.testing.assert_close(g_built, g_eager, rtol=1e-4, atol=1e-6)
+
+
+def test_a_step_that_cannot_be_compiled_says_how_to_train_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fails(*args: object) -> torch.Tensor:
+        # its constructor's arguments differ between torch versions
+        failure = Exception.__new__(torch._dynamo.exc.BackendCompilerFailed)
+        Exception.__init__(failure, "no C++ compiler")
+        raise failure
+
+    monkeypatch.setattr(torch, "compile", lambda fn, **options: fails)
+    config = Ba2016Config(compiled=True, train_size=16, validation_size=8, test_size=8)
+    run = RetrievalRun(config, torch.device("cpu"), None)
+    with pytest.raises(RuntimeError, match="compiled=False") as error:
+        run.loss(run.training_batch(np.random.default_rng(0)))
+    assert "no C++ compiler" in str(error.value)
 
 
 def test_smoke_reproduce_keeps_its_splits_in_the_data_folder(

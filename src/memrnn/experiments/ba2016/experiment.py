@@ -47,13 +47,20 @@ class Ba2016(TrainedExperiment[Ba2016Config]):
         hidden = sorted({point["hidden"] for point in points})
         seeds = len({point["seed"] for point in points})
         steps = PROFILES[profile].settings["steps"]
+        names = dict.fromkeys(MODEL_NAMES[p["model"]] for p in points if p.get("compiled"))
+        compiled = (
+            " Training steps compiled by torch.compile (rounded differently from the eager "
+            f"step): {', '.join(names)}."
+            if names
+            else ""
+        )
         return (
             f"R in {hidden}, {seeds} seed(s) per cell, {steps:,} Adam "
             f"steps (lr {c.lr}, batch {c.batch_size}, gradient norm clipped at {c.clip}); "
             f"fast weights with lambda {c.decay}, eta {c.fast_lr}, S {c.inner_steps}, "
             f"W = {c.recurrent_scale} I and the layer normalisation over the whole sum (the "
             f"paper's equation); IRNN W = I; readout {c.readout} ReLU units. The test error "
-            "is the final model's."
+            "is the final model's." + compiled
         )
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:

@@ -24,6 +24,7 @@ from memrnn.tasks.retrieval import (
     splits_meta,
     splits_to_arrays,
 )
+from memrnn.training.compiled import compiled_loss
 
 
 def load_splits(config: Ba2016Config, data: Path | None) -> RetrievalSplits:
@@ -60,6 +61,7 @@ class RetrievalRun:
         )  # fmt: skip
         assert isinstance(model, ReadoutRNN)
         self.model = model.to(device)
+        self._loss = compiled_loss(self._eager_loss) if config.compiled else self._eager_loss
 
     def training_batch(self, rng: np.random.Generator) -> tuple[Tensor, Tensor]:
         rows = torch.from_numpy(rng.integers(0, len(self.train[0]), self.config.batch_size))
@@ -67,7 +69,9 @@ class RetrievalRun:
         return self.train[0][rows], self.train[1][rows]
 
     def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
-        inputs, targets = batch
+        return self._loss(*batch)
+
+    def _eager_loss(self, inputs: Tensor, targets: Tensor) -> Tensor:
         return F.cross_entropy(self.model.last_step(inputs), targets)
 
     def _score(self, split: tuple[Tensor, ...]) -> tuple[float, float]:
