@@ -64,15 +64,18 @@ def test_the_profiles_compile_the_alstm_and_fast_weights_steps(profile: Profile)
     assert "compiled by torch.compile" in Ba2016().scale(profile)
 
 
+# The compiled steps' tests train at one size, so that inductor compiles each model once.
+TINY = {"train_size": 64, "validation_size": 8, "test_size": 8, "hidden": 6, "batch_size": 16}
+
+
 @pytest.mark.parametrize("model", ["alstm", "fast_weights"])
 def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
     """The loss and every gradient of the compiled step, against the eager step of the
     same weights on the same batch."""
-    sizes = {"train_size": 64, "validation_size": 8, "test_size": 8, "hidden": 6, "batch_size": 16}
     runs = []
     for compiled in (False, True):
         torch.manual_seed(0)
-        config = Ba2016Config(model=model, compiled=compiled, **sizes)  # type: ignore[arg-type]
+        config = Ba2016Config(model=model, compiled=compiled, **TINY)  # type: ignore[arg-type]
         runs.append(RetrievalRun(config, torch.device("cpu"), None))
     batch = runs[0].training_batch(np.random.default_rng(1))
     results = []
@@ -84,6 +87,17 @@ def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
     torch.testing.assert_close(built, eager, rtol=1e-5, atol=1e-6)
     for g_built, g_eager in zip(built_grads, eager_grads, strict=True):
         torch.testing.assert_close(g_built, g_eager, rtol=1e-4, atol=1e-6)
+
+
+def test_every_run_of_a_process_trains_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dynamo compiles one code at most ``recompile_limit`` times per process, then runs
+    it eagerly; each run starts from empty caches, so none reaches the limit."""
+    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 1)
+    monkeypatch.setattr(torch._dynamo.config, "fail_on_recompile_limit_hit", True)
+    for model in ("fast_weights", "alstm"):  # another model: another graph
+        config = Ba2016Config(model=model, compiled=True, **TINY)  # type: ignore[arg-type]
+        run = RetrievalRun(config, torch.device("cpu"), None)
+        run.loss(run.training_batch(np.random.default_rng(0)))
 
 
 def test_a_step_that_cannot_be_compiled_says_how_to_train_without_it(

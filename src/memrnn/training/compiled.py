@@ -20,9 +20,14 @@ def compiled_loss(loss: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """``loss`` compiled for static shapes (one graph per batch shape, built at the
     first call and kept in inductor's cache on disk for later processes).
 
+    It first clears torch.compile's caches in this process (``torch.compiler.reset``):
+    dynamo compiles one function's code for at most ``recompile_limit`` (8) kinds of
+    model and shape per process and then runs it eagerly, with only a log line, so a
+    process that trains many runs one after another would train the later ones eagerly.
     The returned function raises a RuntimeError that names the ``compiled`` setting where
     torch.compile cannot build the step (no C++ compiler, an unsupported platform), rather
     than falling back to the eager step, whose numbers would differ."""
+    torch.compiler.reset()
     built = torch.compile(loss, dynamic=False)
 
     def call(*args: object) -> Tensor:
