@@ -107,7 +107,7 @@ def _operator_args(memory: str, final: bool) -> tuple[object, ...]:
             rand(b, e * m) if final else None,
             torch.rand(b, n0, generator=gen, dtype=torch.float64) if final else None,
             rand(b, n0, m) if final else None,
-            memory, start, hid, m, True, final)  # fmt: skip
+            memory, start, hid, m, True, final, False)  # fmt: skip
 
 
 CASES = [("stack", False), ("deque", True)]

@@ -31,6 +31,7 @@ unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -51,6 +52,10 @@ class Shape:
     width: int  # m
     lstm: bool
     final: bool = False  # also return the state after the last step
+    # A forward with no backward: each step's gates, cell states, tanh(c) and read
+    # weights overwrite the last step's, which keeps them in the caches (the backward
+    # would need every step's).
+    lean: bool = False
 
     @property
     def ends(self) -> int:
@@ -81,6 +86,14 @@ class Run(NamedTuple):
 def present(x: Tensor) -> Tensor | None:
     """``x``, or None for the empty tensor that stands for an absent one in a ``Run``."""
     return x if x.numel() else None
+
+
+def per_step(make: Callable[..., Tensor], steps: int, *size: int, lean: bool) -> Tensor:
+    """A buffer (steps, *size) from ``make`` (``new_empty`` or ``new_zeros``); lean, one
+    entry (1, *size) seen at every step, which each step writes anew."""
+    if not lean:
+        return make(steps, *size)
+    return make(1, *size).expand(steps, *size)
 
 
 def forward(
@@ -125,13 +138,16 @@ def forward(
     rh = new(steps + 1, batch, em + hid)  # [r_{t-1} ; h_{t-1}] at index t
     hs = rh[1:, :, em:]
     # The cell's gates after their sigmoid or tanh (an Elman cell's are h_t itself).
-    acts = new(steps, batch, w_rec.shape[-2]) if shape.lstm else hs
-    cells = new(steps + 1, batch, hid) if shape.lstm else None
-    tanh_c = new(steps, batch, hid) if shape.lstm else None
+    lean = shape.lean
+    acts = per_step(new, steps, batch, w_rec.shape[-2], lean=lean) if shape.lstm else hs
+    # c_{t-1} is read before c_t is written, so lean they can share one row
+    cells = per_step(new, steps + 1, batch, hid, lean=lean) if shape.lstm else None
+    tanh_c = per_step(new, steps, batch, hid, lean=lean) if shape.lstm else None
     p_all = new(steps, batch, w_q.shape[-1]) if w_p is not None else hs
     q_all = new(steps, batch, w_q.shape[-2])  # [v ; d ; u] after their nonlinearities
     strengths = xw.new_zeros(steps + 1, batch, layout.rows)  # s_{t-1} at index t
-    weights = xw.new_zeros(steps, e, batch, layout.rows)  # the compiled loop writes its window
+    # the compiled loop writes each step's window, and a step reads no other row
+    weights = per_step(xw.new_zeros, steps, e, batch, layout.rows, lean=lean)
     values = xw.new_zeros(batch, layout.rows, m)
 
     rh[0, :, :em] = 0 if r0 is None else r0

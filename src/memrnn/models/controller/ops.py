@@ -38,20 +38,21 @@ GRADS = ("xw", "h0", "c0", "w_rec", "w_p", "b_p", "w_q", "b_q", "r0", "s0", "val
 
 
 def _shape(steps: int, kind: str, start: int, hidden: int, width: int, lstm: bool,
-           final: bool) -> Shape:  # fmt: skip
+           final: bool, lean: bool) -> Shape:  # fmt: skip
     layout = Layout(kind, steps, start)  # type: ignore[arg-type]
-    return Shape(layout, hidden, width, lstm, final)
+    return Shape(layout, hidden, width, lstm, final, lean)
 
 
 def _forward(
     xw: Tensor, h0: Tensor, c0: Tensor | None, w_rec: Tensor, w_p: Tensor | None,
     b_p: Tensor | None, w_q: Tensor, b_q: Tensor, noise: Tensor | None, r0: Tensor | None,
     s0: Tensor | None, values0: Tensor | None, kind: str, start: int, hidden: int,
-    width: int, lstm: bool, final: bool,
+    width: int, lstm: bool, final: bool, lean: bool,
 ) -> RunTensors:  # fmt: skip
     """``fused.forward`` (its ``Run``, absent tensors empty), the memory's layout given
-    as its kind and the steps carried in (``Layout.start``)."""
-    shape = _shape(xw.shape[1], kind, start, hidden, width, lstm, final)
+    as its kind and the steps carried in (``Layout.start``); ``lean`` for a forward
+    that has no backward (``Shape.lean``)."""
+    shape = _shape(xw.shape[1], kind, start, hidden, width, lstm, final, lean)
     run = in_full_precision(forward, xw, h0, c0, w_rec, w_p, b_p, w_q, b_q, noise, shape, r0,
                             s0, values0)  # fmt: skip
     return cast(RunTensors, tuple(run))
@@ -61,7 +62,7 @@ def _forward_fake(
     xw: Tensor, h0: Tensor, c0: Tensor | None, w_rec: Tensor, w_p: Tensor | None,
     b_p: Tensor | None, w_q: Tensor, b_q: Tensor, noise: Tensor | None, r0: Tensor | None,
     s0: Tensor | None, values0: Tensor | None, kind: str, start: int, hidden: int,
-    width: int, lstm: bool, final: bool,
+    width: int, lstm: bool, final: bool, lean: bool,
 ) -> RunTensors:  # fmt: skip
     batch, steps, gates = xw.shape
     ends = 2 if kind == "deque" else 1
@@ -87,12 +88,14 @@ def _backward_op(
     w_p: Tensor | None, w_q: Tensor, grad_p: Tensor | None, grad_gates: Tensor | None,
     g_h: Tensor | None, g_c: Tensor | None, g_r: Tensor | None, g_s: Tensor | None,
     g_values: Tensor | None, kind: str, start: int, hidden: int, width: int, lstm: bool,
-    final: bool,
+    final: bool, lean: bool,
 ) -> Grads:  # fmt: skip
     """``fused.backward``: the gradients of ``memory_rnn_forward``'s inputs named in
     ``GRADS``, an empty tensor for each that is absent (the carried state's unless
     ``final``)."""
-    shape = _shape(q_all.shape[0], kind, start, hidden, width, lstm, final)
+    if lean:  # unreachable: a forward is lean only where nothing needs its gradient
+        raise RuntimeError("a lean forward keeps one step's buffers; it has no backward")
+    shape = _shape(q_all.shape[0], kind, start, hidden, width, lstm, final, lean)
     run = Run(rh, q_all, strengths, weights, values, acts, cells, tanh_c, p_all,
               *(rh.new_empty(0) for _ in range(5)))  # fmt: skip
     grads = in_full_precision(backward, run, w_rec, w_p, w_q, grad_p, grad_gates,
@@ -111,7 +114,7 @@ def _backward_fake(
     w_p: Tensor | None, w_q: Tensor, grad_p: Tensor | None, grad_gates: Tensor | None,
     g_h: Tensor | None, g_c: Tensor | None, g_r: Tensor | None, g_s: Tensor | None,
     g_values: Tensor | None, kind: str, start: int, hidden: int, width: int, lstm: bool,
-    final: bool,
+    final: bool, lean: bool,
 ) -> Grads:  # fmt: skip
     steps, batch, _ = q_all.shape
     new = q_all.new_empty
@@ -220,8 +223,13 @@ def memory_rnn_sequence(
     em = e * m
     tensors = [widened(x) for x in (xw, h0, c0, w_rec, w_p, b_p, w_q, b_q, noise, r0, s0,
                                     values0)]  # fmt: skip
+    # Lean where no gradient can be asked for (an evaluation); never under compile, whose
+    # operator's outputs are dense tensors of their own.
+    lean = not torch.compiler.is_compiling() and not (
+        torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors)
+    )
     run = Run(*memory_rnn_forward(*tensors, layout.kind, layout.start, shape.hidden, m,
-                                  shape.lstm, shape.final))  # fmt: skip
+                                  shape.lstm, shape.final, lean))  # fmt: skip
     p_all = run.p_all if w_p is not None else run.rh[1:, :, em:]
     q_t = run.q_all.transpose(0, 1)
     out = (p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :],
