@@ -53,8 +53,8 @@ class Shape:
     lstm: bool
     final: bool = False  # also return the state after the last step
     # A forward with no backward: each step's gates, cell states, tanh(c) and read
-    # weights overwrite the last step's, which keeps them in the caches (the backward
-    # would need every step's).
+    # weights overwrite the last step's, O(B (H + n)) numbers where the backward needs
+    # every step's, O(T B (H + n)).
     lean: bool = False
 
     @property
