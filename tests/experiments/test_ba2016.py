@@ -89,15 +89,14 @@ def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
         torch.testing.assert_close(g_built, g_eager, rtol=1e-4, atol=1e-6)
 
 
-def test_every_run_of_a_process_trains_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_run_of_a_process_trains_compiled() -> None:
     """Dynamo compiles one code at most ``recompile_limit`` times per process, then runs
     it eagerly; each run starts from empty caches, so none reaches the limit."""
-    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 1)
-    monkeypatch.setattr(torch._dynamo.config, "fail_on_recompile_limit_hit", True)
-    for model in ("fast_weights", "alstm"):  # another model: another graph
-        config = Ba2016Config(model=model, compiled=True, **TINY)  # type: ignore[arg-type]
-        run = RetrievalRun(config, torch.device("cpu"), None)
-        run.loss(run.training_batch(np.random.default_rng(0)))
+    with torch._dynamo.config.patch(recompile_limit=1, fail_on_recompile_limit_hit=True):
+        for model in ("fast_weights", "alstm"):  # another model: another graph
+            config = Ba2016Config(model=model, compiled=True, **TINY)  # type: ignore[arg-type]
+            run = RetrievalRun(config, torch.device("cpu"), None)
+            run.loss(run.training_batch(np.random.default_rng(0)))
 
 
 def test_a_step_that_cannot_be_compiled_says_how_to_train_without_it(
