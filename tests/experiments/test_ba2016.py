@@ -13,12 +13,14 @@ import torch
 
 from memrnn.errors import UserError
 from memrnn.experiments.ba2016 import MODELS, PAPER, Ba2016, Ba2016Config, Model, load_splits
+from memrnn.experiments.ba2016 import config as ba2016_config
 from memrnn.experiments.ba2016.run import RetrievalRun
 from memrnn.experiments.base import RunRecord
 from memrnn.experiments.profiles import PROFILE_NAMES, Profile
 from memrnn.models import model_names
 from memrnn.runner.reproduce import reproduce
 from memrnn.runner.sweep import LocalBackend
+from memrnn.training.compiled import can_compile
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
@@ -57,17 +59,34 @@ def test_config_validation() -> None:
 
 
 @pytest.mark.parametrize("profile", ["quick", "paper"])
-def test_the_profiles_compile_the_alstm_and_fast_weights_steps(profile: Profile) -> None:
+@pytest.mark.parametrize("compiler", [True, False])
+def test_the_profiles_compile_the_alstm_and_fast_weights_steps(
+    profile: Profile, compiler: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a C++ compiler is found; without one every run is eager, and says so."""
+    monkeypatch.setattr(ba2016_config, "can_compile", lambda: compiler)
     compiled = {(s.config["model"], s.config["compiled"]) for s in Ba2016().runs(profile)}
-    assert compiled == {(m, m in ("alstm", "fast_weights")) for m in MODELS}
+    assert compiled == {(m, compiler and m in ("alstm", "fast_weights")) for m in MODELS}
     assert not any(s.config.get("compiled") for s in Ba2016().runs("smoke"))
-    assert "compiled by torch.compile" in Ba2016().scale(profile)
+    assert "compiled by torch.compile where a C++ compiler is found" in Ba2016().scale(profile)
+    assert "compiled" not in Ba2016().scale("smoke")
+
+
+def test_a_compiler_is_looked_for_as_cxx_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    assert not can_compile()
+    monkeypatch.setenv("CXX", "python3")  # any program on the PATH stands for one here
+    assert can_compile()
+
+
+needs_compiler = pytest.mark.skipif(not can_compile(), reason="no C++ compiler for inductor")
 
 
 # The compiled steps' tests train at one size, so that inductor compiles each model once.
 TINY = {"train_size": 64, "validation_size": 8, "test_size": 8, "hidden": 6, "batch_size": 16}
 
 
+@needs_compiler
 @pytest.mark.parametrize("model", ["alstm", "fast_weights"])
 def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
     """The loss and every gradient of the compiled step, against the eager step of the
@@ -89,6 +108,7 @@ def test_the_compiled_step_is_the_eager_one_to_rounding(model: str) -> None:
         torch.testing.assert_close(g_built, g_eager, rtol=1e-4, atol=1e-6)
 
 
+@needs_compiler
 def test_every_run_of_a_process_trains_compiled() -> None:
     """Dynamo compiles one code at most ``recompile_limit`` times per process, then runs
     it eagerly; each run starts from empty caches, so none reaches the limit."""

@@ -10,10 +10,22 @@ asks for it by name and the runs record it.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 
 import torch
 from torch import Tensor
+
+
+def can_compile() -> bool:
+    """Whether a C++ compiler is found, which inductor needs on a CPU (``$CXX``, else
+    ``c++``, ``g++`` or ``clang++`` on the PATH). Where there is none, the experiments
+    train these steps eagerly and their configs say so (``compiled=False``): unlike the
+    memory models' compiled loops, a compiled step has no fall-back with the same numbers.
+    """
+    names = [os.environ["CXX"]] if os.environ.get("CXX") else ["c++", "g++", "clang++"]
+    return any(shutil.which(name) for name in names)
 
 
 def compiled_loss(loss: Callable[..., Tensor]) -> Callable[..., Tensor]:

@@ -11,6 +11,7 @@ from memrnn.experiments.config import MonitorMode, TrainConfig
 from memrnn.experiments.grid import Grid, Point
 from memrnn.models.fast_weights import Norm
 from memrnn.tasks.retrieval import SPLIT_SIZES
+from memrnn.training.compiled import can_compile
 from memrnn.validation import check_float
 
 Model = Literal["fast_weights", "irnn", "lstm", "alstm"]  # registered models (memrnn.models)
@@ -22,7 +23,9 @@ COMPILED: tuple[Model, ...] = ("alstm", "fast_weights")
 
 
 def _compiled(point: Point) -> tuple[bool]:
-    return (point["model"] in COMPILED,)
+    """Compiled where it pays and a C++ compiler is found (eager, and recorded so, where
+    none is)."""
+    return (point["model"] in COMPILED and can_compile(),)
 
 
 # Every model at each R and seed; the smoke profile on small splits.
@@ -67,7 +70,7 @@ class Ba2016Config(TrainConfig):
         compiled: train with the loss's forward and backward compiled by
             ``torch.compile`` (``memrnn.training.compiled``): the same model and data,
             rounded differently from the eager step. The quick and paper profiles compile
-            the A-LSTM and the fast weights.
+            the A-LSTM and the fast weights where a C++ compiler is found.
     """
 
     steps: int = 30_000

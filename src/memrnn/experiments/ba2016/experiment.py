@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memrnn.experiments.ba2016.config import PROFILES, Ba2016Config
+from memrnn.experiments.ba2016.config import COMPILED, PROFILES, Ba2016Config
 from memrnn.experiments.ba2016.figures import learning_curves
 from memrnn.experiments.ba2016.paper import MODEL_NAMES
 from memrnn.experiments.ba2016.run import RetrievalRun
@@ -47,11 +47,12 @@ class Ba2016(TrainedExperiment[Ba2016Config]):
         hidden = sorted({point["hidden"] for point in points})
         seeds = len({point["seed"] for point in points})
         steps = PROFILES[profile].settings["steps"]
-        names = dict.fromkeys(MODEL_NAMES[p["model"]] for p in points if p.get("compiled"))
+        names = [MODEL_NAMES[m] for m in COMPILED]
         compiled = (
-            " Training steps compiled by torch.compile (rounded differently from the eager "
-            f"step): {', '.join(names)}."
-            if names
+            " Training steps compiled by torch.compile where a C++ compiler is found "
+            f"(rounded differently from the eager step; each run's config records it): "
+            f"{', '.join(names)}."
+            if "compiled" in PROFILES[profile].axes
             else ""
         )
         return (
