@@ -23,6 +23,7 @@ from torch import Tensor, nn
 
 from memrnn.models.checks import as_vectors
 from memrnn.models.embedding import InputEmbedding
+from memrnn.models.lstm_autocast import run_lstm
 from memrnn.models.readout import ReadoutRNN, make_readout
 from memrnn.models.state import (
     AttentionState,
@@ -113,7 +114,7 @@ class OneHotLSTM(ReadoutRNN[tuple[Tensor, Tensor]]):
         vectors = as_vectors(inputs, self.input_size, like, min_steps=1)
         if state is not None:
             state = check_lstm_state(state, 1, vectors.shape[0], self.hidden_size, like)
-        states, last = self.lstm(vectors, state)
+        states, last = run_lstm(self.lstm, vectors, state)
         return states, last
 
 

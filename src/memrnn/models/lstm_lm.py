@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.checks import check_token_ids
+from memrnn.models.lstm_autocast import run_lstm
 from memrnn.tasks.dyck_lm import PAD
 from memrnn.validation import check_sizes
 
@@ -58,5 +59,5 @@ class LSTMLanguageModel(nn.Module):
         start = tokens.new_full((tokens.shape[0], 1), self.start)
         # padding ids are read as token 0: they only follow a string's end
         inputs = torch.cat([start, tokens[:, :-1].clamp(min=0)], dim=1)
-        states, _ = self.lstm(self.embed(inputs))
+        states, _ = run_lstm(self.lstm, self.embed(inputs))
         return self.readout(states)

@@ -31,6 +31,7 @@ from torch import Tensor, nn
 from memrnn.models.checks import ID_DTYPES, InputKind, check_token_ids
 from memrnn.models.controller import Carry, MemoryKind, MemoryRNN
 from memrnn.models.embedding import InputEmbedding
+from memrnn.models.lstm_autocast import run_lstm
 from memrnn.models.state import check_lstm_state
 from memrnn.models.trace import Trace
 from memrnn.validation import check_int, check_sizes
@@ -202,7 +203,7 @@ class DeepLSTM(nn.Module):
             like = next(lstm.parameters())
             shape = (lstm.num_layers, embedded.shape[0], lstm.hidden_size)
             state = check_lstm_state(state, *shape, like)
-        states, last = self.lstm(embedded, state)
+        states, last = run_lstm(self.lstm, embedded, state)
         return self.output(torch.tanh(self.project(states))), last
 
     def initial_state(self, batch_size: int) -> tuple[Tensor, Tensor]:
@@ -221,7 +222,7 @@ class DeepLSTM(nn.Module):
         """Logits (B, V_out) after one token (B,) or vector (B, V_in) per sequence, and the
         next state (``validate`` and the checks as for ``MemoryAugmentedLSTM.step``)."""
         x = self.embed.one_step(tokens) if validate else self.embed(tokens)
-        states, carry = self.lstm(x[:, None], carry)
+        states, carry = run_lstm(self.lstm, x[:, None], carry)
         return self.output(torch.tanh(self.project(states[:, 0]))), carry
 
 
