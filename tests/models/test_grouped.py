@@ -21,6 +21,13 @@ def _rnn(memory: str, cell: str, o_prime: bool) -> Callable[[], nn.Module]:
                              pop_bias=-0.5)  # fmt: skip
 
 
+def _dropping() -> DeepLSTM:
+    """A Deep LSTM with dropout between its layers: random numbers in its forward."""
+    model = DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2)
+    model.lstm.dropout = 0.5
+    return model
+
+
 def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
     return members(build, dtype, scale=2.0)  # gates spread over (0, 1), pops reach deep
 
@@ -123,14 +130,14 @@ def test_groupable() -> None:
     assert groupable(_transducer("deque")())
     assert not groupable(MemoryRNN(5, 7, 6, 4, gate_noise=0.5))
     assert not groupable(MemoryAugmentedLSTM(5, 6, hidden_size=8, embedding=4, gate_noise=0.5))
-    assert not groupable(DeepLSTM(5, 6, hidden_size=8, embedding=4))
+    assert not groupable(_dropping())
 
 
 def test_members_that_cannot_be_grouped() -> None:
     with pytest.raises(ValueError, match="members: expected at least one"):
         Grouped([])
     with pytest.raises(ValueError, match=r"members\[1\]: a DeepLSTM cannot be grouped"):
-        Grouped([_rnn("stack", "rnn", True)(), DeepLSTM(5, 6, hidden_size=8, embedding=4)])
+        Grouped([_rnn("stack", "rnn", True)(), _dropping()])
     with pytest.raises(ValueError, match=r"members\[0\]: a MemoryRNN cannot be grouped"):
         Grouped([MemoryRNN(5, 7, 6, 4, gate_noise=0.1)])
     with pytest.raises(ValueError, match=r"members\[1\]: a MemoryAugmentedLSTM, but members\[0\]"):

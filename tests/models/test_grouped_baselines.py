@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from memrnn.models import IRNN, AttentionLSTM, GRUNetwork, OneHotLSTM
+from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
 from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
 from tests.models.grouped_checks import K, check_against_members, inputs, members
@@ -19,11 +19,12 @@ BUILDS: dict[str, Callable[[], nn.Module]] = {
     "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
     "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
     "gru": lambda: GRUNetwork(5, 6, 8),
+    "deep_lstm": lambda: DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2),
 }
 # The gated models' weights doubled: gates spread over (0, 1), attention peaks; the
 # IRNN's halved: its ReLU states stay near 1 over the steps, not growing to where float32
 # rounds its gradients past the tolerance.
-SCALE = {"irnn": 0.5, "lstm": 2.0, "alstm": 2.0, "gru": 2.0}
+SCALE = {"irnn": 0.5, "lstm": 2.0, "alstm": 2.0, "gru": 2.0, "deep_lstm": 2.0}
 
 
 def _members(name: str, dtype: torch.dtype = torch.float32) -> list[nn.Module]:
@@ -45,13 +46,16 @@ def test_forward_and_gradients_match_the_members(
 
 
 def test_all_are_registered_and_groupable() -> None:
-    assert {IRNN, OneHotLSTM, AttentionLSTM, GRUNetwork} <= FORWARDS.keys()
+    assert {IRNN, OneHotLSTM, AttentionLSTM, GRUNetwork, DeepLSTM} <= FORWARDS.keys()
     assert all(groupable(build()) for build in BUILDS.values())
 
     class Tuned(IRNN):  # a subclass may change the forward
         pass
 
     assert not groupable(Tuned(5, 6, 8))
+    dropping = DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2)
+    dropping.lstm.dropout = 0.5  # random numbers between the layers in training
+    assert not groupable(dropping)
 
 
 def test_members_must_agree() -> None:
@@ -65,6 +69,9 @@ def test_members_must_agree() -> None:
         Grouped([IRNN(5, 6, 8), IRNN(5, 6, 8, readout=9)])
     with pytest.raises(ValueError, match=r"members\[1\]: options \(4, 6, 8\) differ"):
         Grouped([GRUNetwork(5, 6, 8), GRUNetwork(4, 6, 8)])
+    with pytest.raises(ValueError, match=r"members\[1\]: options \(5, 6, 8, 3, 4\) differ"):
+        Grouped([DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2),
+                 DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=3)])  # fmt: skip
     with pytest.raises(ValueError, match=r"members\[1\]: a AttentionLSTM, but members\[0\]"):
         Grouped([OneHotLSTM(5, 6, 8), AttentionLSTM(5, 6, 8)])
 

@@ -161,7 +161,8 @@ class Grouped(nn.Module):
             if not groupable(member):
                 raise ValueError(
                     f"members[{k}]: a {type(member).__name__} cannot be grouped: only "
-                    f"{', '.join(sorted(c.__name__ for c in FORWARDS))} without gate noise"
+                    f"{', '.join(sorted(c.__name__ for c in FORWARDS))} drawing no random numbers "
+                    "in their forward (gate noise, dropout)"
                 )
         self.recipe = FORWARDS[type(members[0])]
         first = list(members[0].named_parameters())

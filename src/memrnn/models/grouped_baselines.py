@@ -1,17 +1,18 @@
 """The grouped forwards (``memrnn.models.grouped``) of the recurrent baselines: the IRNN
-(Le et al. 2015), the LSTM and the A-LSTM of Ba et al. (2016), Table 1, and the GRU of
-Paassen, Schulz, Hammer (2021), K members of one architecture run at once from their
-stacked weights.
+(Le et al. 2015), the LSTM and the A-LSTM of Ba et al. (2016), Table 1, the Deep LSTM of
+Grefenstette et al. (2015) and the GRU of Paassen, Schulz, Hammer (2021), K members of
+one architecture run at once from their stacked weights.
 
 Each time step is one batched matrix product over the members (``torch.baddbmm``) where
 K members alone take K products, and the A-LSTM's attention over past hidden states,
 which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`` step
 through time in C++, yet K of them cost K times the kernel launches of one grouped step
 written out here (the LSTM's and the A-LSTM's with hand-written backwards,
-``LSTMSequence`` and ``AttentionSequence``): both measured faster grouped at K = 4 and 16
-(``benchmarks/batched_runs.py``). No model here
-draws random numbers in its forward, so every member can be grouped. Importing
-``memrnn.models.grouped`` registers all four.
+``LSTMSequence``, one per layer of the Deep LSTM, and ``AttentionSequence``): both
+measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
+draws random numbers in its forward (a Deep LSTM with dropout between its layers is not
+grouped), so every member can be grouped. Importing ``memrnn.models.grouped`` registers
+all five.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.readout import ReadoutRNN
+from memrnn.models.transducer import DeepLSTM
 
 
 def readout(params: Params, features: Tensor) -> Tensor:
@@ -161,6 +163,37 @@ def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     xw = _embed(w_ih.mT, inputs) + bias  # (K, B, T, 4R)
     states: Tensor = LSTMSequence.apply(xw, params["lstm.weight_hh_l0"])
     return readout(params, states)
+
+
+def _deep_lstm_options(model: nn.Module) -> tuple[object, ...]:
+    assert isinstance(model, DeepLSTM)
+    lstm = model.lstm
+    return (model.input_vocab, model.output_vocab, lstm.hidden_size, lstm.num_layers,
+            lstm.input_size)  # fmt: skip
+
+
+def _deep_lstm_ready(model: nn.Module) -> bool:
+    # nn.LSTM's dropout between layers draws random numbers in training
+    return isinstance(model, DeepLSTM) and model.lstm.dropout == 0
+
+
+def _deep_lstm_input(model: nn.Module) -> int:
+    assert isinstance(model, DeepLSTM)
+    return model.input_vocab
+
+
+def _deep_lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """``DeepLSTM.forward``: the embedding, each layer's LSTM from the zero state
+    (``LSTMSequence``) on the states of the layer below, then tanh of the projection and
+    the output layer."""
+    assert isinstance(model, DeepLSTM)
+    states = _embed(params["embed.weight"], inputs)  # (K, B, T, E)
+    for layer in range(model.lstm.num_layers):
+        bias = params[f"lstm.bias_ih_l{layer}"] + params[f"lstm.bias_hh_l{layer}"]
+        xw = linear(states, params[f"lstm.weight_ih_l{layer}"], bias)  # (K, B, T, 4H)
+        states = LSTMSequence.apply(xw, params[f"lstm.weight_hh_l{layer}"])
+    projected = torch.tanh(linear(states, params["project.weight"], params["project.bias"]))
+    return linear(projected, params["output.weight"], params["output.bias"])
 
 
 def _gru_options(model: nn.Module) -> tuple[object, ...]:
@@ -306,6 +339,9 @@ FORWARDS[OneHotLSTM] = GroupedForward(
 )
 FORWARDS[AttentionLSTM] = GroupedForward(
     _options, lambda model: isinstance(model, AttentionLSTM), _alstm_forward, _input_size
+)
+FORWARDS[DeepLSTM] = GroupedForward(
+    _deep_lstm_options, _deep_lstm_ready, _deep_lstm_forward, _deep_lstm_input
 )
 FORWARDS[GRUNetwork] = GroupedForward(
     _gru_options, lambda model: isinstance(model, GRUNetwork), _gru_forward, _gru_input_size
