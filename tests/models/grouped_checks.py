@@ -1,5 +1,6 @@
 """What the tests of every grouped model class share: K members drawn from K seeds, their
-inputs, a loss, and the check that the group computes what its members compute alone."""
+inputs, a loss, the check that the group computes what its members compute alone, and a
+model that cannot be grouped."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.models import DeepLSTM
 from memrnn.models.grouped import Grouped
 
 K = 3
+
+
+def dropping_deep_lstm() -> DeepLSTM:
+    """A Deep LSTM with dropout between its layers: random numbers in its forward, so it
+    cannot be grouped."""
+    model = DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2)
+    model.lstm.dropout = 0.5
+    return model
 
 
 def members(

@@ -9,9 +9,15 @@ import pytest
 import torch
 from torch import nn
 
-from memrnn.models import DeepLSTM, MemoryAugmentedLSTM, MemoryRNN
+from memrnn.models import MemoryAugmentedLSTM, MemoryRNN
 from memrnn.models.grouped import Grouped, groupable
-from tests.models.grouped_checks import K, check_against_members, inputs, members
+from tests.models.grouped_checks import (
+    K,
+    check_against_members,
+    dropping_deep_lstm,
+    inputs,
+    members,
+)
 
 RNN_CASES = list(itertools.product(("stack", "queue", "deque"), ("rnn", "lstm"), (True, False)))
 
@@ -19,13 +25,6 @@ RNN_CASES = list(itertools.product(("stack", "queue", "deque"), ("rnn", "lstm"),
 def _rnn(memory: str, cell: str, o_prime: bool) -> Callable[[], nn.Module]:
     return lambda: MemoryRNN(5, 7, 6, 4, memory=memory, cell=cell, o_prime_layer=o_prime,  # type: ignore[arg-type]
                              pop_bias=-0.5)  # fmt: skip
-
-
-def _dropping() -> DeepLSTM:
-    """A Deep LSTM with dropout between its layers: random numbers in its forward."""
-    model = DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2)
-    model.lstm.dropout = 0.5
-    return model
 
 
 def _members(build: Callable[[], nn.Module], dtype: torch.dtype = torch.float32) -> list[nn.Module]:
@@ -130,14 +129,14 @@ def test_groupable() -> None:
     assert groupable(_transducer("deque")())
     assert not groupable(MemoryRNN(5, 7, 6, 4, gate_noise=0.5))
     assert not groupable(MemoryAugmentedLSTM(5, 6, hidden_size=8, embedding=4, gate_noise=0.5))
-    assert not groupable(_dropping())
+    assert not groupable(dropping_deep_lstm())
 
 
 def test_members_that_cannot_be_grouped() -> None:
     with pytest.raises(ValueError, match="members: expected at least one"):
         Grouped([])
     with pytest.raises(ValueError, match=r"members\[1\]: a DeepLSTM cannot be grouped"):
-        Grouped([_rnn("stack", "rnn", True)(), _dropping()])
+        Grouped([_rnn("stack", "rnn", True)(), dropping_deep_lstm()])
     with pytest.raises(ValueError, match=r"members\[0\]: a MemoryRNN cannot be grouped"):
         Grouped([MemoryRNN(5, 7, 6, 4, gate_noise=0.1)])
     with pytest.raises(ValueError, match=r"members\[1\]: a MemoryAugmentedLSTM, but members\[0\]"):

@@ -12,7 +12,13 @@ from torch import nn
 from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
 from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
-from tests.models.grouped_checks import K, check_against_members, inputs, members
+from tests.models.grouped_checks import (
+    K,
+    check_against_members,
+    dropping_deep_lstm,
+    inputs,
+    members,
+)
 
 BUILDS: dict[str, Callable[[], nn.Module]] = {
     "irnn": lambda: IRNN(5, 6, 8, readout=7),
@@ -53,9 +59,7 @@ def test_all_are_registered_and_groupable() -> None:
         pass
 
     assert not groupable(Tuned(5, 6, 8))
-    dropping = DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2)
-    dropping.lstm.dropout = 0.5  # random numbers between the layers in training
-    assert not groupable(dropping)
+    assert not groupable(dropping_deep_lstm())
 
 
 def test_members_must_agree() -> None:

@@ -10,9 +10,9 @@ through time in C++, yet K of them cost K times the kernel launches of one group
 written out here (the LSTM's and the A-LSTM's with hand-written backwards,
 ``LSTMSequence``, one per layer of the Deep LSTM, and ``AttentionSequence``): both
 measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
-draws random numbers in its forward (a Deep LSTM with dropout between its layers is not
-grouped), so every member can be grouped. Importing ``memrnn.models.grouped`` registers
-all five.
+draws random numbers in its forward, so every member can be grouped, save a Deep LSTM
+given dropout between its layers (memrnn builds none). Importing
+``memrnn.models.grouped`` registers all five.
 """
 
 from __future__ import annotations
