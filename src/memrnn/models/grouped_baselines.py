@@ -25,6 +25,7 @@ from torch import Tensor, nn
 from torch.autograd.function import once_differentiable
 
 from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.controller.native import loops
 from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
 from memrnn.models.gru import GRUNetwork
@@ -109,27 +110,19 @@ class LSTMSequence(torch.autograd.Function):
 
     Its hand-written backward runs back through time with one batched product per step
     and few element-wise operations, where autograd would replay every operation of every
-    step, and it forms the gradient of w_hh at the end as one product over all steps.
+    step, and it forms the gradient of w_hh at the end as one product over all steps. Both
+    loops run compiled where they can (``memrnn.models.controller.native``), the same
+    numbers bit for bit as the Python ones (``_lstm_sequence``, ``_lstm_sequence_back``).
     """
 
     @staticmethod
     def forward(ctx: Any, xw: Tensor, w_hh: Tensor) -> Tensor:
-        k, b, t_len, four = xw.shape
-        r = four // 4
-        w = w_hh.mT
-        h = xw.new_zeros(k, b, r)
-        c = torch.zeros_like(h)
-        acts: list[Tensor] = []
-        cells: list[Tensor] = []
-        tanhs: list[Tensor] = []
-        states: list[Tensor] = []
-        for t in range(t_len):
-            act, c, tanh_c, h = lstm_cell(torch.baddbmm(xw[:, :, t], h, w), c)
-            for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
-                kept.append(x)
-        out = torch.stack(states, dim=2)
-        stacked = (torch.stack(x, dim=2) for x in (acts, cells, tanhs))
-        ctx.save_for_backward(*stacked, out, w_hh)
+        native = loops(xw)
+        if native is not None:
+            out, acts, cells, tanhs = native.lstm_sequence_forward(xw, w_hh)
+        else:
+            out, acts, cells, tanhs = _lstm_sequence(xw, w_hh)
+        ctx.save_for_backward(acts, cells, tanhs, out, w_hh)
         return out
 
     @staticmethod
@@ -138,18 +131,51 @@ class LSTMSequence(torch.autograd.Function):
         acts, cells, tanhs, states, w_hh = ctx.saved_tensors
         k, b, t_len, r = states.shape
         factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
-        d_gates = torch.empty_like(acts)
-        d_h = d_c = d_states.new_zeros(k, b, r)
-        for t in reversed(range(t_len)):
-            d_h = d_states[:, :, t] + d_h
-            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
-            d_gates[:, :, t] = d_pre
-            if t:
-                d_c = d_c * f[:, :, t]
-                d_h = torch.bmm(d_pre, w_hh)
+        native = loops(d_states)
+        if native is not None:
+            d_gates = native.lstm_sequence_backward(d_states, factors, through_tanh, f, w_hh)
+        else:
+            d_gates = _lstm_sequence_back(d_states, factors, through_tanh, f, w_hh)
         rows = F.pad(states[:, :, :-1], _BEFORE).reshape(k, b * t_len, r)
         d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
         return d_gates, d_w
+
+
+def _lstm_sequence(xw: Tensor, w_hh: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """``LSTMSequence``'s forward loop in Python (the reference of ``loops.cpp``'s): the
+    states, and the gates, cells and their tanh of every step, each (K, B, T, .)."""
+    k, b, t_len, four = xw.shape
+    w = w_hh.mT
+    h = xw.new_zeros(k, b, four // 4)
+    c = torch.zeros_like(h)
+    acts: list[Tensor] = []
+    cells: list[Tensor] = []
+    tanhs: list[Tensor] = []
+    states: list[Tensor] = []
+    for t in range(t_len):
+        act, c, tanh_c, h = lstm_cell(torch.baddbmm(xw[:, :, t], h, w), c)
+        for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
+            kept.append(x)
+    out, acts_t, cells_t, tanhs_t = (torch.stack(x, dim=2) for x in (states, acts, cells, tanhs))
+    return out, acts_t, cells_t, tanhs_t
+
+
+def _lstm_sequence_back(
+    d_states: Tensor, factors: Tensor, through_tanh: Tensor, f: Tensor, w_hh: Tensor
+) -> Tensor:  # fmt: skip
+    """``LSTMSequence``'s backward loop in Python (the reference of ``loops.cpp``'s):
+    dL/d gates (K, B, T, 4R) from dL/dh_t and the steps' ``lstm_factors``."""
+    k, b, t_len, r = d_states.shape
+    d_gates = torch.empty_like(factors)
+    d_h = d_c = d_states.new_zeros(k, b, r)
+    for t in reversed(range(t_len)):
+        d_h = d_states[:, :, t] + d_h
+        d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
+        d_gates[:, :, t] = d_pre
+        if t:
+            d_c = d_c * f[:, :, t]
+            d_h = torch.bmm(d_pre, w_hh)
+    return d_gates
 
 
 def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
@@ -241,39 +267,19 @@ class AttentionSequence(torch.autograd.Function):
     attention's products over them are broadcast ones (a ``torch.bmm`` of K B tiny
     matrices takes its slow path), and the hand-written backward runs back through time
     with a few batched operations per step, forming the weights' gradients at the end as
-    one product over all steps.
+    one product over all steps. Both loops run compiled where they can, as
+    ``LSTMSequence``'s do.
     """
 
     @staticmethod
     def forward(
         ctx: Any, xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
     ) -> Tensor:  # fmt: skip
-        k, b, t_len, four = xw.shape
-        r, rows = four // 4, k * b
-        h = xw.new_zeros(k, b, r)
-        c, context = torch.zeros_like(h), torch.zeros_like(h)
-        acts = xw.new_empty(k, b, t_len, four)  # the gates after their sigmoid or tanh
-        cells = xw.new_empty(k, b, t_len, r)
-        tanhs = torch.empty_like(cells)
-        contexts = torch.empty_like(cells)
-        states = xw.new_empty(rows, t_len, r)  # h_tau, the past the attention reads
-        queries = xw.new_empty(rows, t_len, r)
-        weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
-        for t, xw_t in enumerate(xw.unbind(2)):
-            gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
-            act, c, tanh_c, h = lstm_cell(gates, c)
-            acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
-            states[:, t] = h.view(rows, r)
-            past = states[:, : t + 1]
-            query = torch.bmm(h, w_query).view(rows, 1, r)
-            queries[:, t] = query.view(rows, r)
-            w = torch.softmax((past * query).sum(-1, keepdim=True), dim=1)  # (K B, t + 1, 1)
-            weights[:, t, : t + 1] = w.view(rows, t + 1)
-            context = (w * past).sum(1).view(k, b, r)
-            contexts[:, :, t] = context
-        ctx.save_for_backward(acts, cells, tanhs, contexts, states, queries, weights, w_rec,
-                              w_query)  # fmt: skip
-        return torch.cat([states.view(k, b, t_len, r), contexts], dim=-1)
+        native = loops(xw)
+        run = native.attention_sequence_forward if native is not None else _attention_sequence
+        features, *kept = run(xw, bias, w_rec, w_query)
+        ctx.save_for_backward(*kept, w_rec, w_query)
+        return features
 
     @staticmethod
     @once_differentiable
@@ -282,39 +288,88 @@ class AttentionSequence(torch.autograd.Function):
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:  # fmt: skip
         acts, cells, tanhs, contexts, states, queries, weights, w_rec, w_query = ctx.saved_tensors
         k, b, t_len, r = cells.shape
-        rows = k * b
         factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
-        d_direct, d_context_direct = d_features.split(r, dim=-1)
-        # dL/dh_tau, gathered from the features, later steps' attention and queries
-        d_states = d_direct.reshape(rows, t_len, r).clone()
-        d_gates = torch.empty_like(acts)
-        d_queries = torch.empty_like(cells)
-        d_c = d_features.new_zeros(k, b, r)
-        d_rec = d_features.new_zeros(k, b, 2 * r)  # dL/d[context_t ; h_t] through step t + 1
-        w_rec_t, w_query_t = w_rec.mT, w_query.mT
-        for t in reversed(range(t_len)):
-            past, w = states[:, : t + 1], weights[:, t, : t + 1].unsqueeze(-1)
-            d_context = (d_context_direct[:, :, t] + d_rec[..., :r]).view(rows, 1, r)
-            # context = sum_tau w_tau h_tau, w = softmax(scores), scores_tau = h_tau . query
-            d_w = (past * d_context).sum(-1, keepdim=True)  # (K B, t + 1, 1)
-            d_scores = w * (d_w - (w * d_w).sum(1, keepdim=True))
-            query = queries[:, t].view(rows, 1, r)
-            d_states[:, : t + 1] += w * d_context + d_scores * query
-            d_query = (d_scores * past).sum(1).view(k, b, r)
-            d_queries[:, :, t] = d_query
-            d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
-            d_h = torch.baddbmm(d_h, d_query, w_query_t)
-            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
-            d_gates[:, :, t] = d_pre
-            if t:
-                d_c = d_c * f[:, :, t]
-                d_rec = torch.bmm(d_pre, w_rec_t)
+        native = loops(d_features)
+        back = native.attention_sequence_backward if native is not None else _attention_back
+        d_gates, d_queries = back(
+            d_features, factors, through_tanh, f, states, queries, weights, w_rec, w_query
+        )
         inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), _BEFORE)
         d_w_rec = torch.bmm(inputs[:, :, :-1].reshape(k, b * t_len, 2 * r).mT,
                             d_gates.view(k, b * t_len, 4 * r))  # fmt: skip
         d_w_query = torch.bmm(states.view(k, b * t_len, r).mT, d_queries.view(k, b * t_len, r))
         d_bias = d_gates.sum((1, 2)).unsqueeze(1)
         return d_gates, d_bias, d_w_rec, d_w_query
+
+
+def _attention_sequence(
+    xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
+) -> list[Tensor]:  # fmt: skip
+    """``AttentionSequence``'s forward loop in Python (the reference of ``loops.cpp``'s):
+    the features, then what its backward keeps: the gates, cells and their tanh, contexts
+    (K, B, T, .), the states and queries (K B, T, R), the attention's weights (K B, T, T)."""
+    k, b, t_len, four = xw.shape
+    r, rows = four // 4, k * b
+    h = xw.new_zeros(k, b, r)
+    c, context = torch.zeros_like(h), torch.zeros_like(h)
+    acts = xw.new_empty(k, b, t_len, four)  # the gates after their sigmoid or tanh
+    cells = xw.new_empty(k, b, t_len, r)
+    tanhs = torch.empty_like(cells)
+    contexts = torch.empty_like(cells)
+    states = xw.new_empty(rows, t_len, r)  # h_tau, the past the attention reads
+    queries = xw.new_empty(rows, t_len, r)
+    weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
+    for t, xw_t in enumerate(xw.unbind(2)):
+        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
+        act, c, tanh_c, h = lstm_cell(gates, c)
+        acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
+        states[:, t] = h.view(rows, r)
+        past = states[:, : t + 1]
+        query = torch.bmm(h, w_query).view(rows, 1, r)
+        queries[:, t] = query.view(rows, r)
+        w = torch.softmax((past * query).sum(-1, keepdim=True), dim=1)  # (K B, t + 1, 1)
+        weights[:, t, : t + 1] = w.view(rows, t + 1)
+        context = (w * past).sum(1).view(k, b, r)
+        contexts[:, :, t] = context
+    features = torch.cat([states.view(k, b, t_len, r), contexts], dim=-1)
+    return [features, acts, cells, tanhs, contexts, states, queries, weights]
+
+
+def _attention_back(
+    d_features: Tensor, factors: Tensor, through_tanh: Tensor, f: Tensor, states: Tensor,
+    queries: Tensor, weights: Tensor, w_rec: Tensor, w_query: Tensor,
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``AttentionSequence``'s backward loop in Python (the reference of ``loops.cpp``'s):
+    dL/d gates (K, B, T, 4R) and dL/d queries (K, B, T, R)."""
+    k, b, t_len, _ = d_features.shape
+    r = states.shape[-1]
+    rows = k * b
+    d_direct, d_context_direct = d_features.split(r, dim=-1)
+    # dL/dh_tau, gathered from the features, later steps' attention and queries
+    d_states = d_direct.reshape(rows, t_len, r).clone()
+    d_gates = torch.empty_like(factors)
+    d_queries = d_features.new_empty(k, b, t_len, r)
+    d_c = d_features.new_zeros(k, b, r)
+    d_rec = d_features.new_zeros(k, b, 2 * r)  # dL/d[context_t ; h_t] through step t + 1
+    w_rec_t, w_query_t = w_rec.mT, w_query.mT
+    for t in reversed(range(t_len)):
+        past, w = states[:, : t + 1], weights[:, t, : t + 1].unsqueeze(-1)
+        d_context = (d_context_direct[:, :, t] + d_rec[..., :r]).view(rows, 1, r)
+        # context = sum_tau w_tau h_tau, w = softmax(scores), scores_tau = h_tau . query
+        d_w = (past * d_context).sum(-1, keepdim=True)  # (K B, t + 1, 1)
+        d_scores = w * (d_w - (w * d_w).sum(1, keepdim=True))
+        query = queries[:, t].view(rows, 1, r)
+        d_states[:, : t + 1] += w * d_context + d_scores * query
+        d_query = (d_scores * past).sum(1).view(k, b, r)
+        d_queries[:, :, t] = d_query
+        d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
+        d_h = torch.baddbmm(d_h, d_query, w_query_t)
+        d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
+        d_gates[:, :, t] = d_pre
+        if t:
+            d_c = d_c * f[:, :, t]
+            d_rec = torch.bmm(d_pre, w_rec_t)
+    return d_gates, d_queries
 
 
 def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:

@@ -197,3 +197,73 @@ def test_the_cache_directory_follows_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("MEMRNN_CACHE")
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
     assert native.cache_directory() == tmp_path / "memrnn"
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
+)
+def test_the_grouped_lstms_compiled_loops_equal_the_python_ones(
+    dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
+) -> None:
+    """``LSTMSequence`` (the grouped LSTM of ``memrnn.models.grouped_baselines``): its
+    states and both gradients, bit for bit, some of its gates saturated."""
+    from memrnn.models.grouped_baselines import LSTMSequence
+
+    gen = torch.Generator().manual_seed(hidden + t_len)
+    xw = 3 * torch.randn(members, batch, t_len, 4 * hidden, dtype=dtype, generator=gen)
+    w_hh = torch.randn(members, 4 * hidden, hidden, dtype=dtype, generator=gen)
+    grad = torch.randn(members, batch, t_len, hidden, dtype=dtype, generator=gen)
+    assert loops(xw) is not None  # so the first pass below runs the compiled loops
+
+    def once() -> list[Tensor]:
+        x, w = xw.clone().requires_grad_(), w_hh.clone().requires_grad_()
+        out = LSTMSequence.apply(x, w)
+        out.backward(grad)
+        assert x.grad is not None and w.grad is not None
+        return [out.detach(), x.grad, w.grad]
+
+    compiled = once()
+    with python_loops():
+        reference = once()
+    for name, fast, slow in zip(("states", "d xw", "d w_hh"), compiled, reference, strict=True):
+        assert torch.equal(fast, slow), name
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
+)
+def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
+    dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
+) -> None:
+    """``AttentionSequence`` (the grouped A-LSTM of ``memrnn.models.grouped_baselines``):
+    its features and the gradients of all four inputs, bit for bit."""
+    from memrnn.models.grouped_baselines import AttentionSequence
+
+    gen = torch.Generator().manual_seed(hidden + t_len)
+    r = hidden
+    inputs = [
+        3 * torch.randn(members, batch, t_len, 4 * r, dtype=dtype, generator=gen),
+        torch.randn(members, 1, 4 * r, dtype=dtype, generator=gen),
+        torch.randn(members, 2 * r, 4 * r, dtype=dtype, generator=gen),
+        torch.randn(members, r, r, dtype=dtype, generator=gen),
+    ]
+    grad = torch.randn(members, batch, t_len, 2 * r, dtype=dtype, generator=gen)
+    assert loops(inputs[0]) is not None  # so the first pass below runs the compiled loops
+
+    def once() -> list[Tensor]:
+        leaves = [x.clone().requires_grad_() for x in inputs]
+        out = AttentionSequence.apply(*leaves)
+        out.backward(grad)
+        return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
+
+    compiled = once()
+    with python_loops():
+        reference = once()
+    assert len(compiled) == len(reference) == 5
+    names = ("features", "d xw", "d bias", "d w_rec", "d w_query")
+    for name, fast, slow in zip(names, compiled, reference, strict=True):
+        assert torch.equal(fast, slow), name

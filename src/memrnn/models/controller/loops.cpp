@@ -1,4 +1,5 @@
-// The time loops of memrnn.models.controller.fused, compiled (see native.py).
+// The time loops of memrnn.models.controller.fused, and of the grouped LSTM and A-LSTM
+// of memrnn.models.grouped_baselines, compiled (see native.py).
 //
 // Where ATen's own rounding matters (the matrix products, sigmoid, tanh, addcmul) each
 // loop makes the same ATen calls, on the same tensors and in the same order, as the
@@ -501,7 +502,138 @@ std::vector<Tensor> backward_loop(
   return {d_s, d_r, d_h};
 }
 
+// grouped_baselines.LSTMSequence's loops: K members' single-layer LSTMs over a whole
+// sequence from the zero state, the same ATen calls on the same tensors as its Python
+// loops (lstm_cell, lstm_step_back), step by step.
+std::vector<Tensor> lstm_sequence_forward(const Tensor& xw, const Tensor& w_hh) {
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's forward
+  const int64_t k = xw.size(0), batch = xw.size(1), steps = xw.size(2), r = xw.size(3) / 4;
+  const Tensor w = w_hh.mT();
+  Tensor h = at::zeros({k, batch, r}, xw.options());
+  Tensor c = at::zeros_like(h);
+  std::vector<Tensor> acts, cells, tanhs, states;
+  for (int64_t t = 0; t < steps; ++t) {
+    const Tensor pre = at::baddbmm(xw.select(2, t), h, w);
+    const Tensor act = at::sigmoid(pre);
+    act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(pre.slice(-1, 2 * r, 3 * r)));
+    const std::vector<Tensor> gates = act.chunk(4, -1);  // i, f, g, o
+    c = (gates[1] * c).add_(gates[0] * gates[2]);
+    const Tensor tanh_c = at::tanh(c);
+    h = gates[3] * tanh_c;
+    acts.push_back(act);
+    cells.push_back(c);
+    tanhs.push_back(tanh_c);
+    states.push_back(h);
+  }
+  return {at::stack(states, 2), at::stack(acts, 2), at::stack(cells, 2), at::stack(tanhs, 2)};
+}
+
+Tensor lstm_sequence_backward(const Tensor& d_states, const Tensor& factors,
+                              const Tensor& through_tanh, const Tensor& f,
+                              const Tensor& w_hh) {
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's backward
+  const int64_t k = d_states.size(0), batch = d_states.size(1), steps = d_states.size(2);
+  const Tensor d_gates = at::empty_like(factors);
+  Tensor d_h = at::zeros({k, batch, d_states.size(3)}, d_states.options());
+  Tensor d_c = d_h;
+  for (int64_t t = steps - 1; t >= 0; --t) {
+    d_h = d_states.select(2, t) + d_h;
+    d_c = at::addcmul(d_c, d_h, through_tanh.select(2, t));
+    const Tensor d_pre = at::cat({d_c, d_c, d_c, d_h}, -1) * factors.select(2, t);
+    d_gates.select(2, t).copy_(d_pre);
+    if (t > 0) {
+      d_c = d_c * f.select(2, t);
+      d_h = at::bmm(d_pre, w_hh);
+    }
+  }
+  return d_gates;
+}
+
+// grouped_baselines.AttentionSequence's loops (the A-LSTM of Ba et al. 2016), the same
+// ATen calls on the same tensors as its Python loops, step by step.
+std::vector<Tensor> attention_sequence_forward(const Tensor& xw, const Tensor& bias,
+                                               const Tensor& w_rec, const Tensor& w_query) {
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's forward
+  const int64_t k = xw.size(0), batch = xw.size(1), steps = xw.size(2), four = xw.size(3);
+  const int64_t r = four / 4, rows = k * batch;
+  const auto options = xw.options();
+  Tensor h = at::zeros({k, batch, r}, options);
+  Tensor c = at::zeros_like(h), context = at::zeros_like(h);
+  const Tensor acts = at::empty({k, batch, steps, four}, options);
+  const Tensor cells = at::empty({k, batch, steps, r}, options);
+  const Tensor tanhs = at::empty_like(cells), contexts = at::empty_like(cells);
+  const Tensor states = at::empty({rows, steps, r}, options);
+  const Tensor queries = at::empty({rows, steps, r}, options);
+  const Tensor weights = at::zeros({rows, steps, steps}, options);
+  for (int64_t t = 0; t < steps; ++t) {
+    const Tensor gates = at::baddbmm(bias, at::cat({context, h}, -1), w_rec) + xw.select(2, t);
+    const Tensor act = at::sigmoid(gates);
+    act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(gates.slice(-1, 2 * r, 3 * r)));
+    const std::vector<Tensor> parts = act.chunk(4, -1);  // i, f, g, o
+    c = (parts[1] * c).add_(parts[0] * parts[2]);
+    const Tensor tanh_c = at::tanh(c);
+    h = parts[3] * tanh_c;
+    acts.select(2, t).copy_(act);
+    cells.select(2, t).copy_(c);
+    tanhs.select(2, t).copy_(tanh_c);
+    states.select(1, t).copy_(h.view({rows, r}));
+    const Tensor past = states.slice(1, 0, t + 1);
+    const Tensor query = at::bmm(h, w_query).view({rows, 1, r});
+    queries.select(1, t).copy_(query.view({rows, r}));
+    const Tensor w = at::softmax((past * query).sum(-1, true), 1);
+    weights.select(1, t).slice(1, 0, t + 1).copy_(w.view({rows, t + 1}));
+    context = (w * past).sum(1).view({k, batch, r});
+    contexts.select(2, t).copy_(context);
+  }
+  const Tensor features = at::cat({states.view({k, batch, steps, r}), contexts}, -1);
+  return {features, acts, cells, tanhs, contexts, states, queries, weights};
+}
+
+std::vector<Tensor> attention_sequence_backward(
+    const Tensor& d_features, const Tensor& factors, const Tensor& through_tanh,
+    const Tensor& f, const Tensor& states, const Tensor& queries, const Tensor& weights,
+    const Tensor& w_rec, const Tensor& w_query) {
+  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's backward
+  const int64_t k = d_features.size(0), batch = d_features.size(1);
+  const int64_t steps = d_features.size(2), r = states.size(2), rows = k * batch;
+  const std::vector<Tensor> split = d_features.split(r, -1);  // direct, context direct
+  const Tensor d_states = split[0].reshape({rows, steps, r}).clone();
+  const Tensor d_gates = at::empty_like(factors);
+  const Tensor d_queries = at::empty({k, batch, steps, r}, d_features.options());
+  Tensor d_c = at::zeros({k, batch, r}, d_features.options());
+  Tensor d_rec = at::zeros({k, batch, 2 * r}, d_features.options());
+  const Tensor w_rec_t = w_rec.mT(), w_query_t = w_query.mT();
+  for (int64_t t = steps - 1; t >= 0; --t) {
+    const Tensor past = states.slice(1, 0, t + 1);
+    const Tensor w = weights.select(1, t).slice(1, 0, t + 1).unsqueeze(-1);
+    const Tensor d_context =
+        (split[1].select(2, t) + d_rec.slice(-1, 0, r)).view({rows, 1, r});
+    const Tensor d_w = (past * d_context).sum(-1, true);
+    const Tensor d_scores = w * (d_w - (w * d_w).sum(1, true));
+    const Tensor query = queries.select(1, t).view({rows, 1, r});
+    d_states.slice(1, 0, t + 1).add_(w * d_context + d_scores * query);
+    const Tensor d_query = (d_scores * past).sum(1).view({k, batch, r});
+    d_queries.select(2, t).copy_(d_query);
+    Tensor d_h = d_states.select(1, t).view({k, batch, r}) + d_rec.slice(-1, r);
+    d_h = at::baddbmm(d_h, d_query, w_query_t);
+    d_c = at::addcmul(d_c, d_h, through_tanh.select(2, t));
+    const Tensor d_pre = at::cat({d_c, d_c, d_c, d_h}, -1) * factors.select(2, t);
+    d_gates.select(2, t).copy_(d_pre);
+    if (t > 0) {
+      d_c = d_c * f.select(2, t);
+      d_rec = at::bmm(d_pre, w_rec_t);
+    }
+  }
+  return {d_gates, d_queries};
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
   module.def("backward_loop", &backward_loop, "fused.backward's loop over t");
+  module.def("lstm_sequence_forward", &lstm_sequence_forward, "LSTMSequence.forward's loop");
+  module.def("lstm_sequence_backward", &lstm_sequence_backward, "LSTMSequence.backward's loop");
+  module.def("attention_sequence_forward", &attention_sequence_forward,
+             "AttentionSequence.forward's loop");
+  module.def("attention_sequence_backward", &attention_sequence_backward,
+             "AttentionSequence.backward's loop");
 }
