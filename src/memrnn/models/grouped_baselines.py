@@ -55,14 +55,22 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     assert isinstance(model, IRNN)
     x = _embed(params["C.weight"], inputs)  # (K, B, T, R)
     w, bias = params["W.weight"].mT, params["W.bias"].unsqueeze(1)
-    h = x.new_zeros(x.shape[0], x.shape[1], model.hidden_size)
+    native = loops(x)
+    run = native.irnn_states if native is not None else _irnn_states
+    return readout(params, run(x, w, bias, model.hidden_size))
+
+
+def _irnn_states(x: Tensor, w: Tensor, bias: Tensor, hidden: int) -> Tensor:
+    """The grouped IRNN's states (K, B, T, R) under autograd, in Python (the reference of
+    ``loops.cpp``'s ``irnn_states``, the same operations)."""
+    h = x.new_zeros(x.shape[0], x.shape[1], hidden)
     states = []
     # Unbound once: indexing step t in the loop would give each step's backward a
     # zero tensor of the inputs' size.
     for x_t in x.unbind(2):
         h = torch.relu(torch.baddbmm(bias, h, w) + x_t)
         states.append(h)
-    return readout(params, torch.stack(states, dim=2))
+    return torch.stack(states, dim=2)
 
 
 # c_{t-1} and h_{t-1} padded in before the first step: the zero state
@@ -241,7 +249,16 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     k = w_ih.shape[0]
     xw = _embed(w_ih.mT, inputs) + params["gru.bias_ih_l0"].view(k, 1, 1, -1)  # (K, B, T, 3R)
     w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
-    h = xw.new_zeros(k, xw.shape[1], model.gru.hidden_size)
+    native = loops(xw)
+    run = native.gru_states if native is not None else _gru_states
+    states = run(xw, w_hh, b_hh, model.gru.hidden_size)
+    return linear(states, params["readout.weight"], params["readout.bias"])
+
+
+def _gru_states(xw: Tensor, w_hh: Tensor, b_hh: Tensor, hidden: int) -> Tensor:
+    """The grouped GRU's states (K, B, T, R) under autograd, in Python (the reference of
+    ``loops.cpp``'s ``gru_states``, the same operations)."""
+    h = xw.new_zeros(xw.shape[0], xw.shape[1], hidden)
     states = []
     # Unbound once: indexing step t in the loop would give each step's backward a
     # zero tensor of xw's size.
@@ -252,7 +269,7 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
         n = torch.tanh(x_n + r * h_n)
         h = (h - n) * z + n  # torch's order of the same sum
         states.append(h)
-    return linear(torch.stack(states, dim=2), params["readout.weight"], params["readout.bias"])
+    return torch.stack(states, dim=2)
 
 
 class AttentionSequence(torch.autograd.Function):

@@ -267,3 +267,39 @@ def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
     names = ("features", "d xw", "d bias", "d w_rec", "d w_query")
     for name, fast, slow in zip(names, compiled, reference, strict=True):
         assert torch.equal(fast, slow), name
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", ["irnn", "gru", "lstm", "alstm", "deep_lstm"])
+def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
+    name: str, dtype: torch.dtype
+) -> None:
+    """Each grouped recurrent baseline, whole: its outputs and every parameter's gradient
+    the same bit for bit with the compiled loops as with the Python ones."""
+    from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
+    from memrnn.models.grouped import Grouped
+    from tests.models.grouped_checks import inputs, loss, members
+
+    builds = {
+        "irnn": lambda: IRNN(5, 6, 8, readout=7),
+        "gru": lambda: GRUNetwork(5, 6, 8),
+        "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
+        "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
+        "deep_lstm": lambda: DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2),
+    }
+    group = Grouped(members(builds[name], dtype, scale=1.5, noise=0.1))
+    x = inputs(True, 4, 9, dtype)
+
+    def once() -> list[Tensor]:
+        group.zero_grad()
+        out = group(x)
+        loss(out).backward()
+        return [out.detach(), *(p.grad.clone() for p in group.parameters() if p.grad is not None)]
+
+    compiled = once()
+    with python_loops():
+        reference = once()
+    assert len(compiled) == len(reference) == 1 + len(list(group.parameters()))
+    for k, (fast, slow) in enumerate(zip(compiled, reference, strict=True)):
+        assert torch.equal(fast, slow), k

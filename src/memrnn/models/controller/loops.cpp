@@ -627,6 +627,33 @@ std::vector<Tensor> attention_sequence_backward(
   return {d_gates, d_queries};
 }
 
+// The grouped IRNN's and GRU's recurrences (grouped_baselines), under autograd: the same
+// ATen calls as their Python loops, so autograd records the same graph, and their
+// backward is autograd's, as it is for the Python loops.
+Tensor irnn_states(const Tensor& x, const Tensor& w, const Tensor& bias, int64_t hidden) {
+  Tensor h = at::zeros({x.size(0), x.size(1), hidden}, x.options());
+  std::vector<Tensor> states;
+  for (const Tensor& x_t : x.unbind(2)) {
+    h = at::relu(at::baddbmm(bias, h, w) + x_t);
+    states.push_back(h);
+  }
+  return at::stack(states, 2);
+}
+
+Tensor gru_states(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, int64_t hidden) {
+  Tensor h = at::zeros({xw.size(0), xw.size(1), hidden}, xw.options());
+  std::vector<Tensor> states;
+  for (const Tensor& xw_t : xw.unbind(2)) {
+    const std::vector<Tensor> x = xw_t.chunk(3, -1);  // r, z, n
+    const std::vector<Tensor> rec = at::baddbmm(b_hh, h, w_hh).chunk(3, -1);
+    const Tensor r = at::sigmoid(x[0] + rec[0]), z = at::sigmoid(x[1] + rec[1]);
+    const Tensor n = at::tanh(x[2] + r * rec[2]);
+    h = (h - n) * z + n;
+    states.push_back(h);
+  }
+  return at::stack(states, 2);
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
   module.def("backward_loop", &backward_loop, "fused.backward's loop over t");
@@ -634,6 +661,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("lstm_sequence_backward", &lstm_sequence_backward, "LSTMSequence.backward's loop");
   module.def("attention_sequence_forward", &attention_sequence_forward,
              "AttentionSequence.forward's loop");
+  module.def("irnn_states", &irnn_states, "the grouped IRNN's loop over t");
+  module.def("gru_states", &gru_states, "the grouped GRU's loop over t");
   module.def("attention_sequence_backward", &attention_sequence_backward,
              "AttentionSequence.backward's loop");
 }
