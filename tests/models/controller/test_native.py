@@ -271,14 +271,19 @@ def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
 
 @needs_compiler
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("name", ["irnn", "gru", "lstm", "alstm", "deep_lstm"])
+@pytest.mark.parametrize(
+    "name",
+    ["irnn", "gru", "lstm", "alstm", "deep_lstm", "stack_rnn", "stack_lstm_cell", "stack_gru_cell"],
+)
 def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
     name: str, dtype: torch.dtype
 ) -> None:
-    """Each grouped recurrent baseline, whole: its outputs and every parameter's gradient
-    the same bit for bit with the compiled loops as with the Python ones."""
+    """Each grouped recurrent baseline and Stack-RNN, whole: its outputs and every
+    parameter's gradient the same bit for bit with the compiled loops as with the Python
+    ones."""
     from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
     from memrnn.models.grouped import Grouped
+    from memrnn.models.stack_rnn import SuperpositionStackRNN
     from tests.models.grouped_checks import inputs, loss, members
 
     builds = {
@@ -287,9 +292,14 @@ def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
         "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
         "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
         "deep_lstm": lambda: DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2),
+        # a stack that the 9 steps fill (depth 5), and one that grows by 8 rows (width 8)
+        "stack_rnn": lambda: SuperpositionStackRNN(5, 6, 8, 3, 5),
+        "stack_lstm_cell": lambda: SuperpositionStackRNN(5, 6, 8, 8, 12, cell="lstm"),
+        "stack_gru_cell": lambda: SuperpositionStackRNN(5, 6, 8, 3, 5, cell="gru"),
     }
     group = Grouped(members(builds[name], dtype, scale=1.5, noise=0.1))
     x = inputs(True, 4, 9, dtype)
+    assert loops(torch.zeros(1, dtype=dtype)) is not None  # the first pass runs them
 
     def once() -> list[Tensor]:
         group.zero_grad()

@@ -654,6 +654,73 @@ Tensor gru_states(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, int6
   return at::stack(states, 2);
 }
 
+// grouped_stack_rnn's linear: x w^T (+ b) of K members, x (K, ..., I), w (K, O, I).
+Tensor members_linear(const Tensor& x, const Tensor& w, const Maybe& b) {
+  const Tensor rows = x.reshape({w.size(0), -1, x.size(-1)});
+  const Tensor out =
+      b.has_value() ? at::baddbmm(b->unsqueeze(1), rows, w.mT()) : at::bmm(rows, w.mT());
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end() - 1);
+  shape.push_back(w.size(1));
+  return out.view(shape);
+}
+
+// The grouped Stack-RNN's recurrence (grouped_stack_rnn._stack_rnn_forward), under
+// autograd, the same ATen calls as its Python loop: the states (K, B, T, H). ``kind`` is
+// 0 (tanh RNN), 1 (LSTM) or 2 (GRU); ``rows[t]`` the stack's rows at step t, as
+// superposition.with_room grows them.
+Tensor stack_rnn_states(const Tensor& gates_x, const Tensor& w_sh, const Tensor& w_hh,
+                        const Tensor& b_hh, const Tensor& w_q, const Tensor& b_q,
+                        int64_t kind, int64_t hidden, int64_t width,
+                        const std::vector<int64_t>& rows) {
+  const int64_t k = gates_x.size(0), batch = gates_x.size(1);
+  Tensor h = at::zeros({k, batch, hidden}, gates_x.options());
+  Tensor c = kind == 1 ? at::zeros_like(h) : Tensor();
+  Tensor stack = at::zeros({k * batch, 0, width}, h.options());
+  std::vector<Tensor> states;
+  const std::vector<Tensor> steps = gates_x.unbind(2);
+  for (int64_t t = 0; t < static_cast<int64_t>(steps.size()); ++t) {
+    if (rows[t] > stack.size(1)) {
+      stack = at::cat({stack, at::zeros({stack.size(0), rows[t] - stack.size(1), width},
+                                        stack.options())}, 1);
+    }
+    h = h + members_linear(stack.select(1, 0).view({k, batch, -1}), w_sh, std::nullopt);
+    const Tensor gates_h = members_linear(h, w_hh, b_hh);
+    const Tensor& gx = steps[t];
+    // One statement per operation where C++ would otherwise choose the order: autograd
+    // runs the backward's nodes by their order of creation, and a gradient summed from
+    // several of them would round by that order.
+    if (kind == 0) {
+      h = at::tanh(gx + gates_h);
+    } else if (kind == 1) {
+      const std::vector<Tensor> g = (gx + gates_h).chunk(4, -1);  // i, f, g, o
+      const Tensor kept = at::sigmoid(g[1]) * c;
+      const Tensor input = at::sigmoid(g[0]);
+      c = kept + input * at::tanh(g[2]);
+      const Tensor out = at::sigmoid(g[3]);
+      h = out * at::tanh(c);
+    } else {
+      const std::vector<Tensor> x = gx.chunk(3, -1), r = gates_h.chunk(3, -1);
+      const Tensor reset = at::sigmoid(x[0] + r[0]);
+      const Tensor z = at::sigmoid(x[1] + r[1]);
+      const Tensor n = at::tanh(x[2] + reset * r[2]);
+      const Tensor fresh = at::rsub(z, 1) * n;
+      h = fresh + z * h;
+    }
+    states.push_back(h);
+    if (t == static_cast<int64_t>(steps.size()) - 1) break;
+    const Tensor q = members_linear(h, w_q, b_q).flatten(0, 1);
+    const Tensor actions = at::softmax(q.slice(1, 0, 2), -1);
+    const Tensor value = at::sigmoid(q.slice(1, 2));
+    // superposition.SuperpositionStack.step, without a no-op
+    const int64_t depth = stack.size(1);
+    const Tensor pushed = at::cat({value.unsqueeze(1), stack.slice(1, 0, depth - 1)}, 1);
+    const Tensor popped = at::cat({stack.slice(1, 1), at::zeros_like(stack.slice(1, 0, 1))}, 1);
+    const Tensor pushing = actions.select(1, 0).unsqueeze(1).unsqueeze(2) * pushed;
+    stack = pushing + actions.select(1, 1).unsqueeze(1).unsqueeze(2) * popped;
+  }
+  return at::stack(states, 2);
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
   module.def("backward_loop", &backward_loop, "fused.backward's loop over t");
@@ -662,6 +729,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("attention_sequence_forward", &attention_sequence_forward,
              "AttentionSequence.forward's loop");
   module.def("irnn_states", &irnn_states, "the grouped IRNN's loop over t");
+  module.def("stack_rnn_states", &stack_rnn_states, "the grouped Stack-RNN's loop over t");
   module.def("gru_states", &gru_states, "the grouped GRU's loop over t");
   module.def("attention_sequence_backward", &attention_sequence_backward,
              "AttentionSequence.backward's loop");
