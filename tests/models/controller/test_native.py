@@ -8,6 +8,7 @@ import itertools
 import os
 import shutil
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -199,6 +200,18 @@ def test_the_cache_directory_follows_the_environment(monkeypatch: pytest.MonkeyP
     assert native.cache_directory() == tmp_path / "memrnn"
 
 
+def _same_bits_both_ways(once: Callable[[], list[Tensor]], names: Sequence[str]) -> None:
+    """``once()``'s tensors the same bit for bit with the compiled loops (which run, as
+    the first call checks) as with the Python ones."""
+    assert loops(torch.zeros(1)) is not None
+    compiled = once()
+    with python_loops():
+        reference = once()
+    assert len(compiled) == len(reference) == len(names)
+    for name, fast, slow in zip(names, compiled, reference, strict=True):
+        assert torch.equal(fast, slow), name
+
+
 @needs_compiler
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize(
@@ -215,7 +228,6 @@ def test_the_grouped_lstms_compiled_loops_equal_the_python_ones(
     xw = 3 * torch.randn(members, batch, t_len, 4 * hidden, dtype=dtype, generator=gen)
     w_hh = torch.randn(members, 4 * hidden, hidden, dtype=dtype, generator=gen)
     grad = torch.randn(members, batch, t_len, hidden, dtype=dtype, generator=gen)
-    assert loops(xw) is not None  # so the first pass below runs the compiled loops
 
     def once() -> list[Tensor]:
         x, w = xw.clone().requires_grad_(), w_hh.clone().requires_grad_()
@@ -224,11 +236,7 @@ def test_the_grouped_lstms_compiled_loops_equal_the_python_ones(
         assert x.grad is not None and w.grad is not None
         return [out.detach(), x.grad, w.grad]
 
-    compiled = once()
-    with python_loops():
-        reference = once()
-    for name, fast, slow in zip(("states", "d xw", "d w_hh"), compiled, reference, strict=True):
-        assert torch.equal(fast, slow), name
+    _same_bits_both_ways(once, ("states", "d xw", "d w_hh"))
 
 
 @needs_compiler
@@ -252,7 +260,6 @@ def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
         torch.randn(members, r, r, dtype=dtype, generator=gen),
     ]
     grad = torch.randn(members, batch, t_len, 2 * r, dtype=dtype, generator=gen)
-    assert loops(inputs[0]) is not None  # so the first pass below runs the compiled loops
 
     def once() -> list[Tensor]:
         leaves = [x.clone().requires_grad_() for x in inputs]
@@ -260,13 +267,7 @@ def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
         out.backward(grad)
         return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
 
-    compiled = once()
-    with python_loops():
-        reference = once()
-    assert len(compiled) == len(reference) == 5
-    names = ("features", "d xw", "d bias", "d w_rec", "d w_query")
-    for name, fast, slow in zip(names, compiled, reference, strict=True):
-        assert torch.equal(fast, slow), name
+    _same_bits_both_ways(once, ("features", "d xw", "d bias", "d w_rec", "d w_query"))
 
 
 @needs_compiler
@@ -299,7 +300,6 @@ def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
     }
     group = Grouped(members(builds[name], dtype, scale=1.5, noise=0.1))
     x = inputs(True, 4, 9, dtype)
-    assert loops(torch.zeros(1, dtype=dtype)) is not None  # the first pass runs them
 
     def once() -> list[Tensor]:
         group.zero_grad()
@@ -307,9 +307,5 @@ def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
         loss(out).backward()
         return [out.detach(), *(p.grad.clone() for p in group.parameters() if p.grad is not None)]
 
-    compiled = once()
-    with python_loops():
-        reference = once()
-    assert len(compiled) == len(reference) == 1 + len(list(group.parameters()))
-    for k, (fast, slow) in enumerate(zip(compiled, reference, strict=True)):
-        assert torch.equal(fast, slow), k
+    names = ["outputs", *(f"d {name}" for name, _ in group.named_parameters())]
+    _same_bits_both_ways(once, names)

@@ -505,6 +505,28 @@ std::vector<Tensor> backward_loop(
 // grouped_baselines.LSTMSequence's loops: K members' single-layer LSTMs over a whole
 // sequence from the zero state, the same ATen calls on the same tensors as its Python
 // loops (lstm_cell, lstm_step_back), step by step.
+namespace {
+
+// grouped_baselines.lstm_cell: the gates after their sigmoid or tanh, c_t, tanh(c_t), h_t.
+std::vector<Tensor> lstm_cell(const Tensor& pre, const Tensor& c_prev) {
+  const int64_t r = pre.size(-1) / 4;
+  const Tensor act = at::sigmoid(pre);
+  act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(pre.slice(-1, 2 * r, 3 * r)));
+  const std::vector<Tensor> gates = act.chunk(4, -1);  // i, f, g, o
+  const Tensor c = (gates[1] * c_prev).add_(gates[0] * gates[2]);
+  const Tensor tanh_c = at::tanh(c);
+  return {act, c, tanh_c, gates[3] * tanh_c};
+}
+
+// grouped_baselines.lstm_step_back: dL/d gates, and d_c made the whole dL/dc_t.
+Tensor lstm_step_back(const Tensor& d_h, Tensor& d_c, const Tensor& factors,
+                      const Tensor& through_tanh) {
+  d_c = at::addcmul(d_c, d_h, through_tanh);
+  return at::cat({d_c, d_c, d_c, d_h}, -1) * factors;
+}
+
+}  // namespace
+
 std::vector<Tensor> lstm_sequence_forward(const Tensor& xw, const Tensor& w_hh) {
   const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's forward
   const int64_t k = xw.size(0), batch = xw.size(1), steps = xw.size(2), r = xw.size(3) / 4;
@@ -513,16 +535,12 @@ std::vector<Tensor> lstm_sequence_forward(const Tensor& xw, const Tensor& w_hh) 
   Tensor c = at::zeros_like(h);
   std::vector<Tensor> acts, cells, tanhs, states;
   for (int64_t t = 0; t < steps; ++t) {
-    const Tensor pre = at::baddbmm(xw.select(2, t), h, w);
-    const Tensor act = at::sigmoid(pre);
-    act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(pre.slice(-1, 2 * r, 3 * r)));
-    const std::vector<Tensor> gates = act.chunk(4, -1);  // i, f, g, o
-    c = (gates[1] * c).add_(gates[0] * gates[2]);
-    const Tensor tanh_c = at::tanh(c);
-    h = gates[3] * tanh_c;
-    acts.push_back(act);
+    const std::vector<Tensor> step = lstm_cell(at::baddbmm(xw.select(2, t), h, w), c);
+    c = step[1];
+    h = step[3];
+    acts.push_back(step[0]);
     cells.push_back(c);
-    tanhs.push_back(tanh_c);
+    tanhs.push_back(step[2]);
     states.push_back(h);
   }
   return {at::stack(states, 2), at::stack(acts, 2), at::stack(cells, 2), at::stack(tanhs, 2)};
@@ -538,8 +556,7 @@ Tensor lstm_sequence_backward(const Tensor& d_states, const Tensor& factors,
   Tensor d_c = d_h;
   for (int64_t t = steps - 1; t >= 0; --t) {
     d_h = d_states.select(2, t) + d_h;
-    d_c = at::addcmul(d_c, d_h, through_tanh.select(2, t));
-    const Tensor d_pre = at::cat({d_c, d_c, d_c, d_h}, -1) * factors.select(2, t);
+    const Tensor d_pre = lstm_step_back(d_h, d_c, factors.select(2, t), through_tanh.select(2, t));
     d_gates.select(2, t).copy_(d_pre);
     if (t > 0) {
       d_c = d_c * f.select(2, t);
@@ -567,15 +584,12 @@ std::vector<Tensor> attention_sequence_forward(const Tensor& xw, const Tensor& b
   const Tensor weights = at::zeros({rows, steps, steps}, options);
   for (int64_t t = 0; t < steps; ++t) {
     const Tensor gates = at::baddbmm(bias, at::cat({context, h}, -1), w_rec) + xw.select(2, t);
-    const Tensor act = at::sigmoid(gates);
-    act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(gates.slice(-1, 2 * r, 3 * r)));
-    const std::vector<Tensor> parts = act.chunk(4, -1);  // i, f, g, o
-    c = (parts[1] * c).add_(parts[0] * parts[2]);
-    const Tensor tanh_c = at::tanh(c);
-    h = parts[3] * tanh_c;
-    acts.select(2, t).copy_(act);
+    const std::vector<Tensor> step = lstm_cell(gates, c);
+    c = step[1];
+    h = step[3];
+    acts.select(2, t).copy_(step[0]);
     cells.select(2, t).copy_(c);
-    tanhs.select(2, t).copy_(tanh_c);
+    tanhs.select(2, t).copy_(step[2]);
     states.select(1, t).copy_(h.view({rows, r}));
     const Tensor past = states.slice(1, 0, t + 1);
     const Tensor query = at::bmm(h, w_query).view({rows, 1, r});
@@ -616,8 +630,7 @@ std::vector<Tensor> attention_sequence_backward(
     d_queries.select(2, t).copy_(d_query);
     Tensor d_h = d_states.select(1, t).view({k, batch, r}) + d_rec.slice(-1, r);
     d_h = at::baddbmm(d_h, d_query, w_query_t);
-    d_c = at::addcmul(d_c, d_h, through_tanh.select(2, t));
-    const Tensor d_pre = at::cat({d_c, d_c, d_c, d_h}, -1) * factors.select(2, t);
+    const Tensor d_pre = lstm_step_back(d_h, d_c, factors.select(2, t), through_tanh.select(2, t));
     d_gates.select(2, t).copy_(d_pre);
     if (t > 0) {
       d_c = d_c * f.select(2, t);
