@@ -9,7 +9,9 @@ which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`
 through time in C++, yet K of them cost K times the kernel launches of one grouped step
 written out here (the LSTM's and the A-LSTM's with hand-written backwards,
 ``LSTMSequence``, one per layer of the Deep LSTM, and ``AttentionSequence``): both
-measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
+measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). Their time
+loops run compiled where they can (``memrnn.models.controller.native``), with the same
+numbers bit for bit as the Python loops here, the reference. No model here
 draws random numbers in its forward, so every member can be grouped, save a Deep LSTM
 given dropout between its layers (memrnn builds none). Importing
 ``memrnn.models.grouped`` registers all five.
