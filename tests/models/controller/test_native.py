@@ -217,57 +217,39 @@ def _same_bits_both_ways(once: Callable[[], list[Tensor]], names: Sequence[str])
 @pytest.mark.parametrize(
     ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
 )
-def test_the_grouped_lstms_compiled_loops_equal_the_python_ones(
-    dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
+@pytest.mark.parametrize("node", ["lstm", "alstm"])
+def test_the_grouped_nodes_compiled_loops_equal_the_python_ones(
+    node: str, dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
 ) -> None:
-    """``LSTMSequence`` (the grouped LSTM of ``memrnn.models.grouped_baselines``): its
-    states and both gradients, bit for bit, some of its gates saturated."""
-    from memrnn.models.grouped_baselines import LSTMSequence
+    """``LSTMSequence`` and ``AttentionSequence`` (the grouped LSTM and A-LSTM of
+    ``memrnn.models.grouped_baselines``): their outputs and every input's gradient, bit
+    for bit, some of the gates saturated."""
+    from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
 
     gen = torch.Generator().manual_seed(hidden + t_len)
-    xw = 3 * torch.randn(members, batch, t_len, 4 * hidden, dtype=dtype, generator=gen)
-    w_hh = torch.randn(members, 4 * hidden, hidden, dtype=dtype, generator=gen)
-    grad = torch.randn(members, batch, t_len, hidden, dtype=dtype, generator=gen)
+    k, r = members, hidden
 
-    def once() -> list[Tensor]:
-        x, w = xw.clone().requires_grad_(), w_hh.clone().requires_grad_()
-        out = LSTMSequence.apply(x, w)
-        out.backward(grad)
-        assert x.grad is not None and w.grad is not None
-        return [out.detach(), x.grad, w.grad]
+    def rand(*size: int, scale: float = 1.0) -> Tensor:
+        return scale * torch.randn(*size, dtype=dtype, generator=gen)
 
-    _same_bits_both_ways(once, ("states", "d xw", "d w_hh"))
-
-
-@needs_compiler
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize(
-    ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
-)
-def test_the_grouped_a_lstms_compiled_loops_equal_the_python_ones(
-    dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
-) -> None:
-    """``AttentionSequence`` (the grouped A-LSTM of ``memrnn.models.grouped_baselines``):
-    its features and the gradients of all four inputs, bit for bit."""
-    from memrnn.models.grouped_baselines import AttentionSequence
-
-    gen = torch.Generator().manual_seed(hidden + t_len)
-    r = hidden
-    inputs = [
-        3 * torch.randn(members, batch, t_len, 4 * r, dtype=dtype, generator=gen),
-        torch.randn(members, 1, 4 * r, dtype=dtype, generator=gen),
-        torch.randn(members, 2 * r, 4 * r, dtype=dtype, generator=gen),
-        torch.randn(members, r, r, dtype=dtype, generator=gen),
-    ]
-    grad = torch.randn(members, batch, t_len, 2 * r, dtype=dtype, generator=gen)
+    xw = rand(k, batch, t_len, 4 * r, scale=3.0)
+    names: tuple[str, ...]
+    if node == "lstm":
+        apply, inputs = LSTMSequence.apply, [xw, rand(k, 4 * r, r)]
+        names, width = ("states", "d xw", "d w_hh"), r
+    else:
+        apply = AttentionSequence.apply
+        inputs = [xw, rand(k, 1, 4 * r), rand(k, 2 * r, 4 * r), rand(k, r, r)]
+        names, width = ("features", "d xw", "d bias", "d w_rec", "d w_query"), 2 * r
+    grad = rand(k, batch, t_len, width)
 
     def once() -> list[Tensor]:
         leaves = [x.clone().requires_grad_() for x in inputs]
-        out = AttentionSequence.apply(*leaves)
+        out = apply(*leaves)
         out.backward(grad)
         return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
 
-    _same_bits_both_ways(once, ("features", "d xw", "d bias", "d w_rec", "d w_query"))
+    _same_bits_both_ways(once, names)
 
 
 @needs_compiler
