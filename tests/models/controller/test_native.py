@@ -224,7 +224,8 @@ def test_the_grouped_nodes_compiled_loops_equal_the_python_ones(
     """``LSTMSequence`` and ``AttentionSequence`` (the grouped LSTM and A-LSTM of
     ``memrnn.models.grouped_baselines``): their outputs and every input's gradient, bit
     for bit, some of the gates saturated."""
-    from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
+    from memrnn.models.grouped_baselines import AttentionSequence
+    from memrnn.models.grouped_lstm import LSTMSequence
 
     gen = torch.Generator().manual_seed(hidden + t_len)
     k, r = members, hidden

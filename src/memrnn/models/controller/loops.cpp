@@ -1,5 +1,6 @@
-// The time loops of memrnn.models.controller.fused, and of the grouped LSTM and A-LSTM
-// of memrnn.models.grouped_baselines, compiled (see native.py).
+// The time loops of memrnn.models.controller.fused, and of the grouped recurrences of
+// memrnn.models.grouped_baselines, grouped_lstm and grouped_stack_rnn, compiled (see
+// native.py).
 //
 // Where ATen's own rounding matters (the matrix products, sigmoid, tanh, addcmul) each
 // loop makes the same ATen calls, on the same tensors and in the same order, as the
@@ -502,12 +503,12 @@ std::vector<Tensor> backward_loop(
   return {d_s, d_r, d_h};
 }
 
-// grouped_baselines.LSTMSequence's loops: K members' single-layer LSTMs over a whole
+// grouped_lstm.LSTMSequence's loops: K members' single-layer LSTMs over a whole
 // sequence from the zero state, the same ATen calls on the same tensors as its Python
 // loops (lstm_cell, lstm_step_back), step by step.
 namespace {
 
-// grouped_baselines.lstm_cell: the gates after their sigmoid or tanh, c_t, tanh(c_t), h_t.
+// grouped_lstm.lstm_cell: the gates after their sigmoid or tanh, c_t, tanh(c_t), h_t.
 std::vector<Tensor> lstm_cell(const Tensor& pre, const Tensor& c_prev) {
   const int64_t r = pre.size(-1) / 4;
   const Tensor act = at::sigmoid(pre);
@@ -518,7 +519,7 @@ std::vector<Tensor> lstm_cell(const Tensor& pre, const Tensor& c_prev) {
   return {act, c, tanh_c, gates[3] * tanh_c};
 }
 
-// grouped_baselines.lstm_step_back: dL/d gates, and d_c made the whole dL/dc_t.
+// grouped_lstm.lstm_step_back: dL/d gates, and d_c made the whole dL/dc_t.
 Tensor lstm_step_back(const Tensor& d_h, Tensor& d_c, const Tensor& factors,
                       const Tensor& through_tanh) {
   d_c = at::addcmul(d_c, d_h, through_tanh);
