@@ -11,7 +11,8 @@ from torch import nn
 
 from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.grouped import FORWARDS, Grouped, groupable
-from memrnn.models.grouped_baselines import AttentionSequence, LSTMSequence
+from memrnn.models.grouped_baselines import AttentionSequence
+from memrnn.models.grouped_lstm import LSTMSequence
 from tests.models.grouped_checks import (
     K,
     check_against_members,

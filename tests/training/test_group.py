@@ -397,3 +397,82 @@ def test_a_group_with_no_step_to_take_evaluates_each_member_once() -> None:
     for k, result in enumerate(results):
         assert result.steps_done == 0 and [h[0] for h in result.history] == [0]
         _same_result(result, _alone(ToySteps(k), k, settings))
+
+
+class CountingSteps(ToySteps):
+    """A ToySteps that counts the batches it draws."""
+
+    def __init__(self, seed: int, worse_after: int = 0) -> None:
+        self.draws = 0
+        super().__init__(seed, worse_after)
+        self.draws = 0  # the dev set is not a training batch
+
+    def training_batch(
+        self, rng: np.random.Generator, length: int = 0, batch: int = 0
+    ) -> tuple[Tensor, Tensor]:
+        self.draws += 1
+        return super().training_batch(rng, length, batch)
+
+
+def _one_stream(
+    seeds: list[int], settings: LoopSettings, worse: list[int], **kwargs: Any
+) -> tuple[list[LoopResult], list[CountingSteps], list[np.random.Generator]]:
+    """Members trained on generators seeded ``seeds`` (equal seeds: one stream)."""
+    members = [CountingSteps(k, worse[k]) for k in range(len(seeds))]
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    results, _ = _together(members, settings, data_rngs=rngs, **kwargs)
+    return results, members, rngs
+
+
+@pytest.mark.parametrize("worse", [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
+def test_members_of_one_stream_draw_each_batch_once_and_train_as_alone(
+    worse: list[int],
+) -> None:
+    """Members 0 and 1 start from one seed: with batches_from, 1 takes 0's batches while
+    both train, and draws its own once 0 has stopped (worse[0]) or after 1 has (worse[1]);
+    results, weights and generators end as when each draws its own."""
+    settings = LoopSettings(steps=30, eval_every=5, monitor="dev", patience=1)
+    seeds = [10, 10, 12]
+    shared, members, rngs = _one_stream(seeds, settings, worse, batches_from=[0, 0, 2])
+    own, members_own, rngs_own = _one_stream(seeds, settings, worse)
+    for k in range(3):
+        _same_result(shared[k], own[k])
+        assert [h[2] for h in shared[k].history] == [h[2] for h in own[k].history]
+        own_weights = members_own[k].model.parameters()
+        for p, q in zip(members[k].model.parameters(), own_weights, strict=True):
+            assert torch.equal(p, q)
+        assert rngs[k].bit_generator.state == rngs_own[k].bit_generator.state
+    steps = [r.steps_done for r in shared]
+    assert [m.draws for m in members_own] == steps
+    # member 1 drew only at the steps that member 0 did not take
+    assert members[1].draws == max(0, steps[1] - steps[0])
+    assert [members[0].draws, members[2].draws] == [steps[0], steps[2]]
+    if any(worse):
+        assert len(set(steps[:2])) == 2  # one of the two stopped before the other
+
+
+def test_members_whose_generators_differ_draw_their_own() -> None:
+    """batches_from says how a member draws, not that its generator starts in the same
+    state: members on different streams each draw their own, as without it."""
+    settings = LoopSettings(steps=12, eval_every=4, monitor="dev")
+    shared, members, _ = _one_stream([10, 11], settings, [0, 0], batches_from=[0, 0])
+    own, _, _ = _one_stream([10, 11], settings, [0, 0])
+    assert [m.draws for m in members] == [12, 12]
+    for a, b in zip(shared, own, strict=True):
+        _same_result(a, b)
+
+
+@pytest.mark.parametrize(
+    ("batches_from", "message"),
+    [
+        ([0], "batches_from: expected 2, one per member, got 1"),
+        ([0, 2], r"batches_from\[1\]: expected the index of member 1 or of one before it"),
+        ([1, 1], r"batches_from\[0\]: expected the index of member 0 .* got 1"),
+        ([0, -1], r"batches_from\[1\]: .* got -1"),
+        ([0, True], r"batches_from\[1\]: .* got True"),
+        ([0, 0.0], r"batches_from\[1\]: .* got 0\.0"),
+    ],
+)
+def test_bad_batches_from_is_named(batches_from: list[Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _together([ToySteps(0), ToySteps(1)], SHORT, batches_from=batches_from)

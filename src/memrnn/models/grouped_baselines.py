@@ -9,7 +9,9 @@ which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`
 through time in C++, yet K of them cost K times the kernel launches of one grouped step
 written out here (the LSTM's and the A-LSTM's with hand-written backwards,
 ``LSTMSequence``, one per layer of the Deep LSTM, and ``AttentionSequence``): both
-measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). No model here
+measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). Their time
+loops run compiled where they can (``memrnn.models.controller.native``), with the same
+numbers bit for bit as the Python loops here, the reference. No model here
 draws random numbers in its forward, so every member can be grouped, save a Deep LSTM
 given dropout between its layers (memrnn builds none). Importing
 ``memrnn.models.grouped`` registers all five.
@@ -25,8 +27,16 @@ from torch import Tensor, nn
 from torch.autograd.function import once_differentiable
 
 from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.controller.native import loops
 from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
+from memrnn.models.grouped_lstm import (
+    _BEFORE,
+    LSTMSequence,
+    lstm_cell,
+    lstm_factors,
+    lstm_step_back,
+)
 from memrnn.models.gru import GRUNetwork
 from memrnn.models.readout import ReadoutRNN
 from memrnn.models.transducer import DeepLSTM
@@ -54,102 +64,22 @@ def _irnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     assert isinstance(model, IRNN)
     x = _embed(params["C.weight"], inputs)  # (K, B, T, R)
     w, bias = params["W.weight"].mT, params["W.bias"].unsqueeze(1)
-    h = x.new_zeros(x.shape[0], x.shape[1], model.hidden_size)
+    native = loops(x)
+    run = native.irnn_states if native is not None else _irnn_states
+    return readout(params, run(x, w, bias, model.hidden_size))
+
+
+def _irnn_states(x: Tensor, w: Tensor, bias: Tensor, hidden: int) -> Tensor:
+    """The grouped IRNN's states (K, B, T, R) under autograd, in Python (the reference of
+    ``loops.cpp``'s ``irnn_states``, the same operations)."""
+    h = x.new_zeros(x.shape[0], x.shape[1], hidden)
     states = []
     # Unbound once: indexing step t in the loop would give each step's backward a
     # zero tensor of the inputs' size.
     for x_t in x.unbind(2):
         h = torch.relu(torch.baddbmm(bias, h, w) + x_t)
         states.append(h)
-    return readout(params, torch.stack(states, dim=2))
-
-
-# c_{t-1} and h_{t-1} padded in before the first step: the zero state
-_BEFORE = (0, 0, 1, 0)
-
-
-def lstm_cell(pre: Tensor, c: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """One step of ``nn.LSTM``'s cell (gate order i, f, g, o) from its pre-activations
-    (..., 4R) and c_{t-1} (..., R): the gates after their sigmoid or tanh, c_t, tanh(c_t)
-    and h_t, what a hand-written backward keeps."""
-    r = pre.shape[-1] // 4
-    act = torch.sigmoid(pre)  # i, f and o; g's quarter is overwritten by its tanh
-    act[..., 2 * r : 3 * r] = torch.tanh(pre[..., 2 * r : 3 * r])
-    i, f, g, o = act.chunk(4, dim=-1)
-    c = (f * c).add_(i * g)  # nn.LSTM's order of the sum
-    tanh_c = torch.tanh(c)
-    return act, c, tanh_c, o * tanh_c
-
-
-def lstm_factors(acts: Tensor, cells: Tensor, tanhs: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """The slopes of K members' LSTM steps (``nn.LSTM``'s gate order) from the zero state,
-    for every step at once, from the gates after their sigmoid or tanh (K, B, T, 4R), the
-    cells c_t and their tanh (K, B, T, R): d gates / d (c, c, c, h) (K, B, T, 4R),
-    d h_t / d c_t, and the forget gates."""
-    i, f, g, o = acts.chunk(4, dim=-1)
-    factors = torch.cat([g * i * (1 - i), F.pad(cells[:, :, :-1], _BEFORE) * f * (1 - f),
-                         i * (1 - g * g), tanhs * o * (1 - o)], dim=-1)  # fmt: skip
-    return factors, o * (1 - tanhs * tanhs), f
-
-
-def lstm_step_back(
-    d_h: Tensor, d_c: Tensor, factors: Tensor, through_tanh: Tensor
-) -> tuple[Tensor, Tensor]:  # fmt: skip
-    """One LSTM step back, from dL/dh_t and the dL/dc_t of later steps, with that step's
-    ``lstm_factors``: dL/d gates and the whole dL/dc_t."""
-    d_c = torch.addcmul(d_c, d_h, through_tanh)
-    return torch.cat([d_c, d_c, d_c, d_h], dim=-1) * factors, d_c
-
-
-class LSTMSequence(torch.autograd.Function):
-    """K members' single-layer LSTMs (``nn.LSTM``, torch's gate order i, f, g, o) over a
-    whole sequence from the zero state, as one autograd node: (input pre-activations xw
-    (K, B, T, 4R), biases included; recurrent weights w_hh (K, 4R, R)) -> the states h_t
-    (K, B, T, R).
-
-    Its hand-written backward runs back through time with one batched product per step
-    and few element-wise operations, where autograd would replay every operation of every
-    step, and it forms the gradient of w_hh at the end as one product over all steps.
-    """
-
-    @staticmethod
-    def forward(ctx: Any, xw: Tensor, w_hh: Tensor) -> Tensor:
-        k, b, t_len, four = xw.shape
-        r = four // 4
-        w = w_hh.mT
-        h = xw.new_zeros(k, b, r)
-        c = torch.zeros_like(h)
-        acts: list[Tensor] = []
-        cells: list[Tensor] = []
-        tanhs: list[Tensor] = []
-        states: list[Tensor] = []
-        for t in range(t_len):
-            act, c, tanh_c, h = lstm_cell(torch.baddbmm(xw[:, :, t], h, w), c)
-            for kept, x in ((acts, act), (cells, c), (tanhs, tanh_c), (states, h)):
-                kept.append(x)
-        out = torch.stack(states, dim=2)
-        stacked = (torch.stack(x, dim=2) for x in (acts, cells, tanhs))
-        ctx.save_for_backward(*stacked, out, w_hh)
-        return out
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: Any, d_states: Tensor) -> tuple[Tensor, Tensor]:
-        acts, cells, tanhs, states, w_hh = ctx.saved_tensors
-        k, b, t_len, r = states.shape
-        factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
-        d_gates = torch.empty_like(acts)
-        d_h = d_c = d_states.new_zeros(k, b, r)
-        for t in reversed(range(t_len)):
-            d_h = d_states[:, :, t] + d_h
-            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
-            d_gates[:, :, t] = d_pre
-            if t:
-                d_c = d_c * f[:, :, t]
-                d_h = torch.bmm(d_pre, w_hh)
-        rows = F.pad(states[:, :, :-1], _BEFORE).reshape(k, b * t_len, r)
-        d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
-        return d_gates, d_w
+    return torch.stack(states, dim=2)
 
 
 def _lstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
@@ -215,7 +145,16 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     k = w_ih.shape[0]
     xw = _embed(w_ih.mT, inputs) + params["gru.bias_ih_l0"].view(k, 1, 1, -1)  # (K, B, T, 3R)
     w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
-    h = xw.new_zeros(k, xw.shape[1], model.gru.hidden_size)
+    native = loops(xw)
+    run = native.gru_states if native is not None else _gru_states
+    states = run(xw, w_hh, b_hh, model.gru.hidden_size)
+    return linear(states, params["readout.weight"], params["readout.bias"])
+
+
+def _gru_states(xw: Tensor, w_hh: Tensor, b_hh: Tensor, hidden: int) -> Tensor:
+    """The grouped GRU's states (K, B, T, R) under autograd, in Python (the reference of
+    ``loops.cpp``'s ``gru_states``, the same operations)."""
+    h = xw.new_zeros(xw.shape[0], xw.shape[1], hidden)
     states = []
     # Unbound once: indexing step t in the loop would give each step's backward a
     # zero tensor of xw's size.
@@ -226,7 +165,7 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
         n = torch.tanh(x_n + r * h_n)
         h = (h - n) * z + n  # torch's order of the same sum
         states.append(h)
-    return linear(torch.stack(states, dim=2), params["readout.weight"], params["readout.bias"])
+    return torch.stack(states, dim=2)
 
 
 class AttentionSequence(torch.autograd.Function):
@@ -241,39 +180,19 @@ class AttentionSequence(torch.autograd.Function):
     attention's products over them are broadcast ones (a ``torch.bmm`` of K B tiny
     matrices takes its slow path), and the hand-written backward runs back through time
     with a few batched operations per step, forming the weights' gradients at the end as
-    one product over all steps.
+    one product over all steps. Both loops run compiled where they can, as
+    ``LSTMSequence``'s do.
     """
 
     @staticmethod
     def forward(
         ctx: Any, xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
     ) -> Tensor:  # fmt: skip
-        k, b, t_len, four = xw.shape
-        r, rows = four // 4, k * b
-        h = xw.new_zeros(k, b, r)
-        c, context = torch.zeros_like(h), torch.zeros_like(h)
-        acts = xw.new_empty(k, b, t_len, four)  # the gates after their sigmoid or tanh
-        cells = xw.new_empty(k, b, t_len, r)
-        tanhs = torch.empty_like(cells)
-        contexts = torch.empty_like(cells)
-        states = xw.new_empty(rows, t_len, r)  # h_tau, the past the attention reads
-        queries = xw.new_empty(rows, t_len, r)
-        weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
-        for t, xw_t in enumerate(xw.unbind(2)):
-            gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
-            act, c, tanh_c, h = lstm_cell(gates, c)
-            acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
-            states[:, t] = h.view(rows, r)
-            past = states[:, : t + 1]
-            query = torch.bmm(h, w_query).view(rows, 1, r)
-            queries[:, t] = query.view(rows, r)
-            w = torch.softmax((past * query).sum(-1, keepdim=True), dim=1)  # (K B, t + 1, 1)
-            weights[:, t, : t + 1] = w.view(rows, t + 1)
-            context = (w * past).sum(1).view(k, b, r)
-            contexts[:, :, t] = context
-        ctx.save_for_backward(acts, cells, tanhs, contexts, states, queries, weights, w_rec,
-                              w_query)  # fmt: skip
-        return torch.cat([states.view(k, b, t_len, r), contexts], dim=-1)
+        native = loops(xw)
+        run = native.attention_sequence_forward if native is not None else _attention_sequence
+        features, *kept = run(xw, bias, w_rec, w_query)
+        ctx.save_for_backward(*kept, w_rec, w_query)
+        return features
 
     @staticmethod
     @once_differentiable
@@ -282,39 +201,88 @@ class AttentionSequence(torch.autograd.Function):
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:  # fmt: skip
         acts, cells, tanhs, contexts, states, queries, weights, w_rec, w_query = ctx.saved_tensors
         k, b, t_len, r = cells.shape
-        rows = k * b
         factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
-        d_direct, d_context_direct = d_features.split(r, dim=-1)
-        # dL/dh_tau, gathered from the features, later steps' attention and queries
-        d_states = d_direct.reshape(rows, t_len, r).clone()
-        d_gates = torch.empty_like(acts)
-        d_queries = torch.empty_like(cells)
-        d_c = d_features.new_zeros(k, b, r)
-        d_rec = d_features.new_zeros(k, b, 2 * r)  # dL/d[context_t ; h_t] through step t + 1
-        w_rec_t, w_query_t = w_rec.mT, w_query.mT
-        for t in reversed(range(t_len)):
-            past, w = states[:, : t + 1], weights[:, t, : t + 1].unsqueeze(-1)
-            d_context = (d_context_direct[:, :, t] + d_rec[..., :r]).view(rows, 1, r)
-            # context = sum_tau w_tau h_tau, w = softmax(scores), scores_tau = h_tau . query
-            d_w = (past * d_context).sum(-1, keepdim=True)  # (K B, t + 1, 1)
-            d_scores = w * (d_w - (w * d_w).sum(1, keepdim=True))
-            query = queries[:, t].view(rows, 1, r)
-            d_states[:, : t + 1] += w * d_context + d_scores * query
-            d_query = (d_scores * past).sum(1).view(k, b, r)
-            d_queries[:, :, t] = d_query
-            d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
-            d_h = torch.baddbmm(d_h, d_query, w_query_t)
-            d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
-            d_gates[:, :, t] = d_pre
-            if t:
-                d_c = d_c * f[:, :, t]
-                d_rec = torch.bmm(d_pre, w_rec_t)
+        native = loops(d_features)
+        back = native.attention_sequence_backward if native is not None else _attention_back
+        d_gates, d_queries = back(
+            d_features, factors, through_tanh, f, states, queries, weights, w_rec, w_query
+        )
         inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), _BEFORE)
         d_w_rec = torch.bmm(inputs[:, :, :-1].reshape(k, b * t_len, 2 * r).mT,
                             d_gates.view(k, b * t_len, 4 * r))  # fmt: skip
         d_w_query = torch.bmm(states.view(k, b * t_len, r).mT, d_queries.view(k, b * t_len, r))
         d_bias = d_gates.sum((1, 2)).unsqueeze(1)
         return d_gates, d_bias, d_w_rec, d_w_query
+
+
+def _attention_sequence(
+    xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
+) -> list[Tensor]:  # fmt: skip
+    """``AttentionSequence``'s forward loop in Python (the reference of ``loops.cpp``'s):
+    the features, then what its backward keeps: the gates, cells and their tanh, contexts
+    (K, B, T, .), the states and queries (K B, T, R), the attention's weights (K B, T, T)."""
+    k, b, t_len, four = xw.shape
+    r, rows = four // 4, k * b
+    h = xw.new_zeros(k, b, r)
+    c, context = torch.zeros_like(h), torch.zeros_like(h)
+    acts = xw.new_empty(k, b, t_len, four)  # the gates after their sigmoid or tanh
+    cells = xw.new_empty(k, b, t_len, r)
+    tanhs = torch.empty_like(cells)
+    contexts = torch.empty_like(cells)
+    states = xw.new_empty(rows, t_len, r)  # h_tau, the past the attention reads
+    queries = xw.new_empty(rows, t_len, r)
+    weights = xw.new_zeros(rows, t_len, t_len)  # row t: step t's weights over tau <= t
+    for t, xw_t in enumerate(xw.unbind(2)):
+        gates = torch.baddbmm(bias, torch.cat([context, h], dim=-1), w_rec) + xw_t
+        act, c, tanh_c, h = lstm_cell(gates, c)
+        acts[:, :, t], cells[:, :, t], tanhs[:, :, t] = act, c, tanh_c
+        states[:, t] = h.view(rows, r)
+        past = states[:, : t + 1]
+        query = torch.bmm(h, w_query).view(rows, 1, r)
+        queries[:, t] = query.view(rows, r)
+        w = torch.softmax((past * query).sum(-1, keepdim=True), dim=1)  # (K B, t + 1, 1)
+        weights[:, t, : t + 1] = w.view(rows, t + 1)
+        context = (w * past).sum(1).view(k, b, r)
+        contexts[:, :, t] = context
+    features = torch.cat([states.view(k, b, t_len, r), contexts], dim=-1)
+    return [features, acts, cells, tanhs, contexts, states, queries, weights]
+
+
+def _attention_back(
+    d_features: Tensor, factors: Tensor, through_tanh: Tensor, f: Tensor, states: Tensor,
+    queries: Tensor, weights: Tensor, w_rec: Tensor, w_query: Tensor,
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``AttentionSequence``'s backward loop in Python (the reference of ``loops.cpp``'s):
+    dL/d gates (K, B, T, 4R) and dL/d queries (K, B, T, R)."""
+    k, b, t_len, _ = d_features.shape
+    r = states.shape[-1]
+    rows = k * b
+    d_direct, d_context_direct = d_features.split(r, dim=-1)
+    # dL/dh_tau, gathered from the features, later steps' attention and queries
+    d_states = d_direct.reshape(rows, t_len, r).clone()
+    d_gates = torch.empty_like(factors)
+    d_queries = d_features.new_empty(k, b, t_len, r)
+    d_c = d_features.new_zeros(k, b, r)
+    d_rec = d_features.new_zeros(k, b, 2 * r)  # dL/d[context_t ; h_t] through step t + 1
+    w_rec_t, w_query_t = w_rec.mT, w_query.mT
+    for t in reversed(range(t_len)):
+        past, w = states[:, : t + 1], weights[:, t, : t + 1].unsqueeze(-1)
+        d_context = (d_context_direct[:, :, t] + d_rec[..., :r]).view(rows, 1, r)
+        # context = sum_tau w_tau h_tau, w = softmax(scores), scores_tau = h_tau . query
+        d_w = (past * d_context).sum(-1, keepdim=True)  # (K B, t + 1, 1)
+        d_scores = w * (d_w - (w * d_w).sum(1, keepdim=True))
+        query = queries[:, t].view(rows, 1, r)
+        d_states[:, : t + 1] += w * d_context + d_scores * query
+        d_query = (d_scores * past).sum(1).view(k, b, r)
+        d_queries[:, :, t] = d_query
+        d_h = d_states[:, t].view(k, b, r) + d_rec[..., r:]
+        d_h = torch.baddbmm(d_h, d_query, w_query_t)
+        d_pre, d_c = lstm_step_back(d_h, d_c, factors[:, :, t], through_tanh[:, :, t])
+        d_gates[:, :, t] = d_pre
+        if t:
+            d_c = d_c * f[:, :, t]
+            d_rec = torch.bmm(d_pre, w_rec_t)
+    return d_gates, d_queries
 
 
 def _alstm_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:

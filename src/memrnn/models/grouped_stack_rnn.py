@@ -14,11 +14,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from memrnn.models.controller.native import loops
 from memrnn.models.controller.sequence import linear
 from memrnn.models.fast_weights import FastWeightsRNN, _FastTerm
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
 from memrnn.models.stack_rnn import SuperpositionStackRNN
-from memrnn.structures.superposition import with_room
+from memrnn.structures.superposition import room, with_room
+
+_KINDS = ("rnn", "lstm", "gru")  # the cells by their number in loops.cpp's stack_rnn_states
 
 
 def _stack_rnn_options(model: nn.Module) -> tuple[object, ...]:
@@ -57,12 +60,33 @@ def _stack_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tens
     step the stack's top into the state, the cell, the actions and the stack's step; the
     logits of all steps at once."""
     assert isinstance(model, SuperpositionStackRNN)
-    k, b, t_len = inputs.shape[:3]
+    t_len = inputs.shape[2]
     w_ih = params["cell.weight_ih"]
     gates_x = _embed(w_ih.mT, inputs) + params["cell.bias_ih"][:, None, None]
     # the actions (2) and the pushed value (m) from one product
     w_q = torch.cat([params["W_a.weight"], params["W_n.weight"]], dim=1)
     b_q = torch.cat([params["W_a.bias"], params["W_n.bias"]], dim=1)
+    weights = (params["W_sh.weight"], params["cell.weight_hh"], params["cell.bias_hh"], w_q, b_q)
+    native = loops(gates_x)
+    if native is not None:
+        rows: list[int] = []
+        depth, width = model.stack_depth, model.stack_width
+        for t in range(t_len):  # the stack's rows at each step, as with_room grows them
+            rows.append(room(rows[-1] if rows else 0, min(depth, t), depth, width))
+        kind = _KINDS.index(model.cell_kind)
+        states = native.stack_rnn_states(gates_x, *weights, kind, model.hidden_size, width, rows)
+    else:
+        states = _stack_rnn_states(model, gates_x, *weights)
+    return linear(states, params["W_y.weight"], params["W_y.bias"])
+
+
+def _stack_rnn_states(
+    model: SuperpositionStackRNN, gates_x: Tensor, w_sh: Tensor, w_hh: Tensor, b_hh: Tensor,
+    w_q: Tensor, b_q: Tensor,
+) -> Tensor:  # fmt: skip
+    """The grouped Stack-RNN's states (K, B, T, H) under autograd, in Python (the
+    reference of ``loops.cpp``'s ``stack_rnn_states``, the same operations)."""
+    k, b, t_len = gates_x.shape[:3]
     h = gates_x.new_zeros(k, b, model.hidden_size)
     c = torch.zeros_like(h) if model.cell_kind == "lstm" else None
     depth = model.stack_depth
@@ -72,8 +96,8 @@ def _stack_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tens
     # zero tensor of gates_x's size.
     for t, gates_x_t in enumerate(gates_x.unbind(2)):
         stack = with_room(stack, min(depth, t), depth)
-        h = h + linear(stack[:, 0].view(k, b, -1), params["W_sh.weight"], None)
-        gates_h = linear(h, params["cell.weight_hh"], params["cell.bias_hh"])
+        h = h + linear(stack[:, 0].view(k, b, -1), w_sh, None)
+        gates_h = linear(h, w_hh, b_hh)
         h, c = _cell(model.cell_kind, gates_x_t, gates_h, h, c)
         states.append(h)
         if t == t_len - 1:  # the last step's stack would be read by no one
@@ -81,7 +105,7 @@ def _stack_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tens
         q = linear(h, w_q, b_q).flatten(0, 1)
         actions = torch.softmax(q[:, :2], dim=-1)
         _, stack = model.stack.step(stack, torch.sigmoid(q[:, 2:]), actions[:, 0], actions[:, 1])
-    return linear(torch.stack(states, dim=2), params["W_y.weight"], params["W_y.bias"])
+    return torch.stack(states, dim=2)
 
 
 def _fast_weights_options(model: nn.Module) -> tuple[object, ...]:

@@ -114,8 +114,15 @@ def with_room(stack: Tensor, filled: int, depth: int) -> Tensor:
     from all D rows, as any change of size may.
     """
     rows, width = stack.shape[1], stack.shape[2]
-    if rows >= min(depth, filled + 1):
+    wanted = room(rows, filled, depth, width)
+    if wanted == rows:
         return stack
-    block = 64 // math.gcd(width, 64)  # rows per block of a multiple of 64 numbers
-    wanted = min(depth, -(-(filled + 1) // block) * block)
     return torch.cat([stack, stack.new_zeros(stack.shape[0], wanted - rows, width)], dim=1)
+
+
+def room(rows: int, filled: int, depth: int, width: int) -> int:
+    """The rows ``with_room`` gives a stack of ``rows`` rows of ``width``."""
+    if rows >= min(depth, filled + 1):
+        return rows
+    block = 64 // math.gcd(width, 64)  # rows per block of a multiple of 64 numbers
+    return min(depth, -(-(filled + 1) // block) * block)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.training.group_checks import check_group_arguments
+from memrnn.training.group_checks import check_batches_from, check_group_arguments
 from memrnn.training.loop import (
     LoopResult,
     LoopSettings,
@@ -103,6 +103,7 @@ def train_group(
     on_step: Callable[[int, StepReport], None] | None = None,
     schedule: Schedule | None = None,
     optimizer: GroupedOptimizer = "adam",
+    batches_from: Sequence[int] | None = None,
 ) -> list[LoopResult]:
     """Train the K runs ``members`` together through ``group``; return their results.
 
@@ -127,12 +128,20 @@ def train_group(
     ``wall_seconds`` of each member is the group's wall time. ``on_step(k, report)`` is
     called after every step of every member still training (and may raise to stop).
 
+    ``batches_from[k] = j`` (j <= k) says that member ``k`` draws its batches as member
+    ``j`` does (the same task, batch size and lengths; runs differing only in learning
+    rate): at a step where both train and their generators are in the same state, ``k``
+    takes ``j``'s batch, drawn once, and its generator is moved to where ``j``'s is after
+    the draw, so that its batches, checkpoint and resumption are what drawing its own
+    would give. By default every member draws its own.
+
     With ``resume``, each member restores its own checkpoint. If the members still
     training restore to different steps, they cannot share steps: each is then trained
     on its own, one after another, by ``train_loop`` (correct, only slower).
 
     Raises:
-        ValueError: ``lrs``, ``data_rngs``, ``eval_rngs`` or ``checkpoints`` not one per
+        ValueError: ``lrs``, ``data_rngs``, ``eval_rngs``, ``checkpoints`` or
+            ``batches_from`` not one per member, a ``batches_from`` entry naming a later
             member, a member's model not ``group.members[k]``, members sharing a generator
             or checkpoint, stacked parameters that do not fit the members', a ``schedule``
             (a group trains without one), an ``optimizer`` that does not stack, or
@@ -141,6 +150,7 @@ def train_group(
     """
     started = time.perf_counter()
     count = check_group_arguments(members, group, lrs, data_rngs, eval_rngs, checkpoints, schedule)
+    sources = check_batches_from(batches_from, count)
     paths: list[Path | None] = list(checkpoints) if checkpoints is not None else [None] * count
     rates = [check_float(f"lrs[{k}]", lr, 0.0) for k, lr in enumerate(lrs)]
     decay = check_float("weight_decay", weight_decay, 0.0)
@@ -182,8 +192,9 @@ def train_group(
         group.eval()
         return results
     run = _GroupRun(
-        members, group, settings, stacked, alone, states, data_rngs, eval_rngs, paths, started
-    )
+        members, group, settings, stacked, alone, states, data_rngs, eval_rngs, paths, started,
+        sources,
+    )  # fmt: skip
     for k in set(range(count)) - set(training):
         stacked.freeze(k)
     run.train(training, on_step)
@@ -204,6 +215,7 @@ class _GroupRun:
     eval_rngs: Sequence[Callable[[int], np.random.Generator]]
     paths: list[Path | None]
     started: float
+    batches_from: list[int]
     written_back: bool = True  # whether the members' modules hold the group's values
 
     def __post_init__(self) -> None:
@@ -217,7 +229,7 @@ class _GroupRun:
         session_start, session_step = time.perf_counter(), step
         self._train_mode(active)
         while active:
-            batches = {k: self.members[k].training_batch(self.data_rngs[k]) for k in active}
+            batches = self._draw(active)
             losses = self._losses(batches)
             self.optimizer.zero_grad()
             losses.sum().backward()
@@ -276,6 +288,22 @@ class _GroupRun:
         self.group.read_members()
         self.group.eval()
         return results
+
+    def _draw(self, active: list[int]) -> dict[int, Any]:
+        """A training batch for each member ``active``: drawn from its own generator, or,
+        where ``batches_from`` names a member whose generator was in the same state, that
+        member's batch, its own generator moved on as the draw would have moved it."""
+        batches: dict[int, Any] = {}
+        before: dict[int, Mapping[str, Any]] = {}
+        for k in active:
+            rng, source = self.data_rngs[k], self.batches_from[k]
+            before[k] = rng.bit_generator.state
+            if source != k and source in batches and before[source] == before[k]:
+                batches[k] = batches[source]
+                rng.bit_generator.state = self.data_rngs[source].bit_generator.state
+            else:
+                batches[k] = self.members[k].training_batch(rng)
+        return batches
 
     def _losses(self, batches: dict[int, Any]) -> Tensor:
         """The members' losses on ``batches`` (one per member still training), stacked."""

@@ -72,6 +72,24 @@ def check_group_arguments(
     return count
 
 
+def check_batches_from(batches_from: Sequence[int] | None, count: int) -> list[int]:
+    """``train_group``'s ``batches_from`` as a list (None: each member its own);
+    ValueError where it is not one member index <= k per member k."""
+    if batches_from is None:
+        return list(range(count))
+    if len(batches_from) != count:
+        raise ValueError(f"batches_from: expected {count}, one per member, got {len(batches_from)}")
+    sources = []
+    for k, source in enumerate(batches_from):
+        if isinstance(source, bool) or not isinstance(source, int) or not 0 <= source <= k:
+            raise ValueError(
+                f"batches_from[{k}]: expected the index of member {k} or of one before it "
+                f"(0 .. {k}), got {source!r}"
+            )
+        sources.append(source)
+    return sources
+
+
 def _check_distinct(name: str, values: list[Any]) -> None:
     seen: dict[Any, int] = {}
     for k, value in enumerate(values):

@@ -29,7 +29,9 @@ CPU = RunContext(torch.device("cpu"))
 def _members(model: str = "stack_lstm", task: str = "reversal") -> list[MatrixConfig]:
     vocab = CELL.vocab_size if task in ("reversal", "copy") else 0
     base = dataclasses.replace(CELL, model=model, task=task, vocab_size=vocab)
-    return [dataclasses.replace(base, seed=s, lr=lr) for s, lr in ((0, 1e-2), (1, 3e-3), (2, 1e-2))]
+    # as in the matrix, a seed at two rates: those two members read one stream of batches
+    runs = ((0, 1e-2), (0, 3e-3), (1, 1e-2))
+    return [dataclasses.replace(base, seed=s, lr=lr) for s, lr in runs]
 
 
 def _close(a: dict[str, float], b: dict[str, float]) -> None:
@@ -94,7 +96,9 @@ def test_cells_whose_stacks_differ_in_depth_are_not_grouped() -> None:
     """A Stack-RNN's depth follows the longest test sequence its seed draws: on parity
     checks of up to 9 symbols, seed 0 draws 10 rows, seeds 1 and 2 draw 11."""
     matrix = Matrix()
-    configs = _members("stack_rnn", "parity_check")
+    configs = [
+        dataclasses.replace(c, seed=k) for k, c in enumerate(_members("stack_rnn", "parity_check"))
+    ]
     depths = [model_options(c, make_cell_task(c))["stack_depth"] for c in configs]
     assert depths[0] != depths[1] == depths[2]
     first, second, third = (matrix.group_key(c) for c in configs)

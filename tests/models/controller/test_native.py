@@ -8,6 +8,7 @@ import itertools
 import os
 import shutil
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,97 @@ def test_the_cache_directory_follows_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("MEMRNN_CACHE")
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
     assert native.cache_directory() == tmp_path / "memrnn"
+
+
+def _same_bits_both_ways(once: Callable[[], list[Tensor]], names: Sequence[str]) -> None:
+    """``once()``'s tensors the same bit for bit with the compiled loops (which run, as
+    the first call checks) as with the Python ones."""
+    assert loops(torch.zeros(1)) is not None
+    compiled = once()
+    with python_loops():
+        reference = once()
+    assert len(compiled) == len(reference) == len(names)
+    for name, fast, slow in zip(names, compiled, reference, strict=True):
+        assert torch.equal(fast, slow), name
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
+)
+@pytest.mark.parametrize("node", ["lstm", "alstm"])
+def test_the_grouped_nodes_compiled_loops_equal_the_python_ones(
+    node: str, dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
+) -> None:
+    """``LSTMSequence`` and ``AttentionSequence`` (the grouped LSTM and A-LSTM of
+    ``memrnn.models.grouped_baselines``): their outputs and every input's gradient, bit
+    for bit, some of the gates saturated."""
+    from memrnn.models.grouped_baselines import AttentionSequence
+    from memrnn.models.grouped_lstm import LSTMSequence
+
+    gen = torch.Generator().manual_seed(hidden + t_len)
+    k, r = members, hidden
+
+    def rand(*size: int, scale: float = 1.0) -> Tensor:
+        return scale * torch.randn(*size, dtype=dtype, generator=gen)
+
+    xw = rand(k, batch, t_len, 4 * r, scale=3.0)
+    names: tuple[str, ...]
+    if node == "lstm":
+        apply, inputs = LSTMSequence.apply, [xw, rand(k, 4 * r, r)]
+        names, width = ("states", "d xw", "d w_hh"), r
+    else:
+        apply = AttentionSequence.apply
+        inputs = [xw, rand(k, 1, 4 * r), rand(k, 2 * r, 4 * r), rand(k, r, r)]
+        names, width = ("features", "d xw", "d bias", "d w_rec", "d w_query"), 2 * r
+    grad = rand(k, batch, t_len, width)
+
+    def once() -> list[Tensor]:
+        leaves = [x.clone().requires_grad_() for x in inputs]
+        out = apply(*leaves)
+        out.backward(grad)
+        return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
+
+    _same_bits_both_ways(once, names)
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    "name",
+    ["irnn", "gru", "lstm", "alstm", "deep_lstm", "stack_rnn", "stack_lstm_cell", "stack_gru_cell"],
+)
+def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
+    name: str, dtype: torch.dtype
+) -> None:
+    """Each grouped recurrent baseline and Stack-RNN, whole: its outputs and every
+    parameter's gradient the same bit for bit with the compiled loops as with the Python
+    ones."""
+    from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
+    from memrnn.models.grouped import Grouped
+    from memrnn.models.stack_rnn import SuperpositionStackRNN
+    from tests.models.grouped_checks import inputs, loss, members
+
+    builds = {
+        "irnn": lambda: IRNN(5, 6, 8, readout=7),
+        "gru": lambda: GRUNetwork(5, 6, 8),
+        "lstm": lambda: OneHotLSTM(5, 6, 8, readout=7),
+        "alstm": lambda: AttentionLSTM(5, 6, 8, readout=7),
+        "deep_lstm": lambda: DeepLSTM(5, 6, hidden_size=8, embedding=4, layers=2),
+        # a stack that the 9 steps fill (depth 5), and one that grows by 8 rows (width 8)
+        "stack_rnn": lambda: SuperpositionStackRNN(5, 6, 8, 3, 5),
+        "stack_lstm_cell": lambda: SuperpositionStackRNN(5, 6, 8, 8, 12, cell="lstm"),
+        "stack_gru_cell": lambda: SuperpositionStackRNN(5, 6, 8, 3, 5, cell="gru"),
+    }
+    group = Grouped(members(builds[name], dtype, scale=1.5, noise=0.1))
+    x = inputs(True, 4, 9, dtype)
+
+    def once() -> list[Tensor]:
+        group.zero_grad()
+        out = group(x)
+        loss(out).backward()
+        return [out.detach(), *(p.grad.clone() for p in group.parameters() if p.grad is not None)]
+
+    names = ["outputs", *(f"d {name}" for name, _ in group.named_parameters())]
+    _same_bits_both_ways(once, names)

@@ -140,7 +140,8 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
 def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -> list[RunOutput]:
     """Cells that differ only in seed and learning rate, trained together as one batched
     model (``memrnn.models.grouped``), each member as ``fit_cell`` would train it alone:
-    its own initial weights, batches, evaluations and checkpoint."""
+    its own initial weights, batches, evaluations and checkpoint. Cells of one seed read
+    the same batches, which are drawn once for all of them."""
     started = time.perf_counter()
     task = make_cell_task(configs[0])
     members = [_cell_steps(c, task, context) for c, context in zip(configs, contexts, strict=True)]
@@ -157,6 +158,7 @@ def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -
         eval_rngs=[_eval_rng(c.seed) for c in configs],
         checkpoints=[context.checkpoint for context in contexts],
         resume=contexts[0].resume,
+        batches_from=[[c.seed for c in configs].index(c.seed) for c in configs],
     )
     set_up = (loop_started - started) / len(configs)
     outputs = []

@@ -1,4 +1,5 @@
-"""The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``).
+"""The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``), and of
+the grouped recurrences of ``memrnn.models.grouped_baselines`` and the grouped Stack-RNN.
 
 At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
 operations per time step, and the Python interpreter's few microseconds per operation
