@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
-from memrnn.models.fast_weights import FastWeightsRNN, _FastTerm
+from memrnn.models.fast_weights import FastWeightsRNN, _dots, _FastTerm
 from memrnn.models.readout import ReadoutRNN
 
 
@@ -58,6 +58,35 @@ def test_fast_term_gradcheck() -> None:
     assert torch.autograd.gradcheck(lambda h, *p: _FastTerm.apply(weights, h, *p), (h, *past))
     literal = sum(w * p * (p * h).sum(1, keepdim=True) for w, p in zip(weights, past, strict=True))
     torch.testing.assert_close(_FastTerm.apply(weights, h, *past), literal)
+
+
+@pytest.mark.parametrize("compiling", [False, True])
+def test_fast_term_in_float32_at_the_matrix_sizes(
+    compiling: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eagerly the dot products take the row-times-matrix orientation, compiled the
+    einsum (the two can round differently): each against the literal sum in float64,
+    forward and backward, at the matrix's sizes."""
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: compiling)
+    g = torch.Generator().manual_seed(4)
+    weights = torch.rand(20, generator=g)
+    h = torch.randn(64, 32, generator=g, requires_grad=True)
+    past = [torch.randn(64, 32, generator=g, requires_grad=True) for _ in range(20)]
+    out = _FastTerm.apply(weights, h, *past)
+    grad = torch.randn(64, 32, generator=g)
+    got = torch.autograd.grad(out, (h, *past), grad)
+    wide = [x.detach().double().requires_grad_() for x in (h, *past)]
+    literal = sum(
+        w * p * (p * wide[0]).sum(1, keepdim=True)
+        for w, p in zip(weights.double(), wide[1:], strict=True)
+    )
+    expected = torch.autograd.grad(literal, wide, grad.double())
+    torch.testing.assert_close(out.double(), literal, rtol=1e-5, atol=1e-5)
+    for a, b in zip(got, expected, strict=True):
+        torch.testing.assert_close(a.double(), b, rtol=1e-5, atol=1e-5)
+    H = torch.stack(past, 1)
+    form = torch.einsum("btr,br->bt", H, h) if compiling else torch.bmm(h[:, None], H.mT)[:, 0]
+    assert torch.equal(_dots(H, h), form)
 
 
 def test_layer_norm_is_per_example_not_over_the_batch() -> None:
