@@ -50,7 +50,8 @@ class _FastTerm(torch.autograd.Function):
 
     Eagerly, the dot products h_tau . v are taken as one row v^T times H^T, (B, 1, R) @
     (B, R, t): MKL computes that orientation 2-9 times faster than H v, (B, t, R) @
-    (B, R, 1), at the sizes of Ba et al.'s task and the matrix (R 20-100, t up to 80).
+    (B, R, 1), at the sizes of Ba et al.'s task and of the generalisation matrix (R 20-100,
+    t up to 80).
     Under ``torch.compile`` the einsum stays: inductor's step was 1.4 times slower with
     the row form."""
 
@@ -85,7 +86,7 @@ def _mix(scores: Tensor, H: Tensor) -> Tensor:
     """sum_tau scores_tau h_tau: (B, R) from scores (B, t) and H (B, t, R)."""
     if torch.compiler.is_compiling():
         return torch.einsum("bt,btr->br", scores, H)
-    return torch.bmm(scores[:, None, :], H)[:, 0]  # einsum's bits, less dispatch
+    return torch.bmm(scores[:, None, :], H)[:, 0]  # the einsum's product, less dispatch
 
 
 class FastWeightsRNN(ReadoutRNN[FastWeightsState]):
