@@ -51,9 +51,8 @@ class _FastTerm(torch.autograd.Function):
     Eagerly, the dot products h_tau . v are taken as one row v^T times H^T, (B, 1, R) @
     (B, R, t): MKL computes that orientation 2-9 times faster than H v, (B, t, R) @
     (B, R, 1), at the sizes of Ba et al.'s task and of the generalisation matrix (R 20-100,
-    t up to 80).
-    Under ``torch.compile`` the einsum stays: inductor's step was 1.4 times slower with
-    the row form."""
+    t up to 80). Under ``torch.compile`` the einsum stays: inductor's step was 1.4 times
+    slower with the row form."""
 
     @staticmethod
     @full_precision_forward
