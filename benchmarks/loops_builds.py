@@ -50,16 +50,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def build_at(revision: str, scratch: Path) -> SimpleNamespace:
-    """The loops as ``loops.cpp`` was at ``revision``, compiled with the same flags."""
+    """The loops as their sources (``loops.cpp`` and those it links with) were at
+    ``revision``, compiled with the same flags."""
     from torch.utils import cpp_extension
 
-    relative = native.SOURCE.relative_to(ROOT).as_posix()
-    text = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
-    source = scratch / "loops.cpp"
-    source.write_text(text)
+    sources = []
+    for path in native.SOURCES:
+        relative = path.relative_to(ROOT).as_posix()
+        shown = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=ROOT,
+                               capture_output=True, text=True)  # fmt: skip
+        if shown.returncode == 0:  # a source added later is not there
+            (scratch / path.name).write_text(shown.stdout)
+            sources.append(str(scratch / path.name))
     name = "memrnn_loops_at_" + "".join(c if c.isalnum() else "_" for c in revision)
-    module: ModuleType = cpp_extension.load(name, [str(source)], build_directory=str(scratch),
+    module: ModuleType = cpp_extension.load(name, sources, build_directory=str(scratch),
                                             extra_cflags=list(native.FLAGS))  # fmt: skip
     return SimpleNamespace(**{loop: _leading(getattr(module, loop))
                               for loop in ("forward_loop", "backward_loop")})  # fmt: skip

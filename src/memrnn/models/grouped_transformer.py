@@ -4,10 +4,10 @@ Transformer encoder of Deletang et al. (2023), section 4.
 ``nn.TransformerEncoderLayer`` runs one model's weights; K members' layers are written out
 here (Vaswani et al. 2017, section 3): every projection is a batched product over the
 members (``linear`` on stacked weights), and the scaled dot-product attention, which acts
-on each sequence alone, runs over all K B sequences at once, as two batched products and a
-softmax (at the matrix's sizes, heads of 8 units over tens of steps, PyTorch's fused CPU
-attention took longer than the whole rest of the step). Only members without dropout
-group: dropout draws random numbers in training mode.
+on each sequence alone, runs over all K B sequences at once (``memrnn.models.attention``:
+compiled on a CPU; at the matrix's sizes, heads of 8 units over tens of steps, PyTorch's
+fused CPU attention took longer than the whole rest of the step). Only members without
+dropout group: dropout draws random numbers in training mode.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from memrnn.models.attention import self_attention
 from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
 from memrnn.models.positional import alibi_bias, causal_bias, sinusoidal_encoding
@@ -61,12 +62,7 @@ def _attention(x: Tensor, params: Params, at: str, heads: int, mask: Tensor) -> 
     k, b, t_len, d = x.shape
     at = f"{at}.self_attn"
     qkv = linear(x, params[f"{at}.in_proj_weight"], params[f"{at}.in_proj_bias"])
-    q, key, v = (
-        part.reshape(k * b, t_len, heads, d // heads).transpose(1, 2)
-        for part in qkv.chunk(3, dim=-1)
-    )
-    scores = torch.matmul(q, key.transpose(-1, -2)) * (d // heads) ** -0.5 + mask
-    mixed = torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2).reshape(k, b, t_len, d)
+    mixed = self_attention(qkv.view(k * b, t_len, 3 * d), mask, heads).view(k, b, t_len, d)
     return linear(mixed, params[f"{at}.out_proj.weight"], params[f"{at}.out_proj.bias"])
 
 

@@ -735,6 +735,12 @@ Tensor stack_rnn_states(const Tensor& gates_x, const Tensor& w_sh, const Tensor&
   return at::stack(states, 2);
 }
 
+// attention.cpp
+std::vector<Tensor> attention_forward(const Tensor& qkv, const Tensor& mask, int64_t heads,
+                                      double scale);
+Tensor attention_backward(const Tensor& qkv, const Tensor& p, const Tensor& g, int64_t heads,
+                          double scale);
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
   module.def("backward_loop", &backward_loop, "fused.backward's loop over t");
@@ -747,4 +753,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("gru_states", &gru_states, "the grouped GRU's loop over t");
   module.def("attention_sequence_backward", &attention_sequence_backward,
              "AttentionSequence.backward's loop");
+  module.def("attention_forward", &attention_forward,
+             "the grouped Transformer's self-attention and its softmax weights");
+  module.def("attention_backward", &attention_backward,
+             "the gradient of the grouped Transformer's self-attention");
 }

@@ -1,5 +1,6 @@
 """The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``), and of
-the grouped recurrences of ``memrnn.models.grouped_baselines`` and the grouped Stack-RNN.
+the grouped recurrences of ``memrnn.models.grouped_baselines`` and the grouped Stack-RNN;
+and the grouped Transformer's attention (``attention.cpp``, ``memrnn.models.attention``).
 
 At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
 operations per time step, and the Python interpreter's few microseconds per operation
@@ -36,7 +37,8 @@ from types import ModuleType
 import torch
 from torch import Tensor
 
-SOURCE = Path(__file__).with_name("loops.cpp")
+SOURCE = Path(__file__).with_name("loops.cpp")  # it defines the module
+SOURCES = (SOURCE, SOURCE.with_name("attention.cpp"))
 # No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
 # -O3 vectorises the element-wise loops (the same arithmetic per element, in the same
 # order: GCC reorders no floating-point sum without -ffast-math).
@@ -57,8 +59,8 @@ def cache_directory() -> Path:
 
 
 def _name() -> str:
-    """The module's name: a digest of the source and of what its binary depends on."""
-    key = hashlib.sha256(SOURCE.read_bytes())
+    """The module's name: a digest of the sources and of what its binary depends on."""
+    key = hashlib.sha256(b"".join(source.read_bytes() for source in SOURCES))
     key.update(f"{FLAGS} {torch.__version__} {sys.version} {sys.platform}".encode())
     return f"memrnn_loops_{key.hexdigest()[:16]}"
 
@@ -90,7 +92,8 @@ def _build() -> ModuleType:
     path = os.environ.get("PATH", "")
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), path])
     try:
-        built: ModuleType = cpp_extension.load(name, [str(SOURCE)], build_directory=str(scratch),
+        sources = [str(source) for source in SOURCES]
+        built: ModuleType = cpp_extension.load(name, sources, build_directory=str(scratch),
                                                extra_cflags=list(FLAGS), verbose=False)  # fmt: skip
         os.replace(scratch / library.name, library)  # the loaded module stays valid
     finally:

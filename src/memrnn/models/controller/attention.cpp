@@ -1,0 +1,285 @@
+// Scaled dot-product self-attention (Vaswani et al. 2017, section 3.2.1) of many short
+// sequences, for the grouped causal Transformer (memrnn.models.grouped_transformer),
+// forward and backward, compiled with the time loops (see native.py).
+//
+// At the matrix's sizes (heads of 8 units, tens of steps, a thousand sequence-heads a
+// batch) ATen spends most of a Transformer's step around the attention, not in it:
+// batched products of 23 x 23 x 8 matrices at a few GFLOP/s, the heads' transposes and
+// the softmax's passes over memory. Here each sequence-head is done whole while its
+// queries, keys and values sit in the cache, read from and written to the projections'
+// (rows, T, 3 d) layout directly. The sums run in a fixed order (over the head's units,
+// the keys, the queries), so the numbers do not depend on the thread count; they are not
+// ATen's bit for bit (the tests compare the two in float64 and float32).
+
+#include <torch/extension.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using at::Tensor;
+
+namespace {
+
+// An x86-64 Linux build compiles the per-head kernels twice, for AVX2 and for any
+// x86-64, and picks one when loaded: the loops vectorise across independent outputs
+// only (no sum is reordered without -ffast-math), so both give the same numbers.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define MEMRNN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MEMRNN_CLONES
+#endif
+
+// One sequence-head's shape: T steps (`steps`, and `wide`: T rounded up to a whole
+// number of vector lanes, so that the loops over keys have no scalar remainder), dh
+// units, rows of the projections `stride` apart.
+struct Head {
+  int64_t steps, wide, units, stride;
+};
+
+constexpr int64_t kLanes = 8;
+
+#define MEMRNN_INLINE inline __attribute__((always_inline))
+
+// GCC's vector extension: a block of kLanes is one AVX2 register of floats where the
+// clone has AVX2, two SSE registers elsewhere, with the same arithmetic per lane.
+typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+// out (rows, width) = a (rows, count) b (count, width): a's entry (i, r) at
+// a[i * a_i + r * a_r] (a transposed with a_i = 1), b's and out's rows ldb and ldo
+// apart. Every entry is summed over r = 0 .. count - 1 in order, four rows by kLanes
+// columns at a time in registers.
+template <typename T>
+MEMRNN_INLINE void product(const T* __restrict a, int64_t a_i, int64_t a_r,
+                           const T* __restrict b, int64_t ldb, T* __restrict out,
+                           int64_t ldo, int64_t rows, int64_t count, int64_t width) {
+  typedef T Lanes __attribute__((vector_size(kLanes * sizeof(T))));
+  int64_t col = 0;
+  for (; col + kLanes <= width; col += kLanes) {
+    int64_t i = 0;
+    for (; i + 4 <= rows; i += 4) {
+      const T* a0 = a + i * a_i;
+      Lanes acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
+      for (int64_t r = 0; r < count; ++r) {
+        Lanes br;
+        std::memcpy(&br, b + r * ldb + col, sizeof(Lanes));
+        const T* ar = a0 + r * a_r;
+        acc0 += ar[0] * br;
+        acc1 += ar[a_i] * br;
+        acc2 += ar[2 * a_i] * br;
+        acc3 += ar[3 * a_i] * br;
+      }
+      std::memcpy(out + i * ldo + col, &acc0, sizeof(Lanes));
+      std::memcpy(out + (i + 1) * ldo + col, &acc1, sizeof(Lanes));
+      std::memcpy(out + (i + 2) * ldo + col, &acc2, sizeof(Lanes));
+      std::memcpy(out + (i + 3) * ldo + col, &acc3, sizeof(Lanes));
+    }
+    for (; i < rows; ++i) {
+      Lanes acc = {};
+      for (int64_t r = 0; r < count; ++r) {
+        Lanes br;
+        std::memcpy(&br, b + r * ldb + col, sizeof(Lanes));
+        acc += a[i * a_i + r * a_r] * br;
+      }
+      std::memcpy(out + i * ldo + col, &acc, sizeof(Lanes));
+    }
+  }
+  for (; col < width; ++col) {
+    for (int64_t i = 0; i < rows; ++i) {
+      T acc = 0;
+      for (int64_t r = 0; r < count; ++r) acc += a[i * a_i + r * a_r] * b[r * ldb + col];
+      out[i * ldo + col] = acc;
+    }
+  }
+}
+
+// exp(x) lane by lane for x <= 0: Cephes' expf (2^m e^r, |r| <= ln 2 / 2, a degree-6
+// polynomial, about 1 ulp), and 0 below -87 (where expf is below float's smallest
+// normal number) and at -inf.
+MEMRNN_INLINE Floats exp_lanes(Floats x) {
+  const Floats zero = {};
+  Floats m = x * 1.44269504088896341f + 0.5f;
+  Floats whole = __builtin_convertvector(__builtin_convertvector(m, Ints), Floats);
+  m = whole > m ? whole - 1.0f : whole;  // floor
+  const Floats r = x - m * 0.693359375f + m * 2.12194440e-4f;
+  Floats y = zero + 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * r * r + r + 1.0f;
+  const Ints bits = (__builtin_convertvector(m, Ints) + 127) << 23;
+  y *= reinterpret_cast<const Floats&>(bits);
+  return x < -87.0f ? zero : y;
+}
+
+// The softmax of a row of `width` entries (a whole number of blocks of kLanes; entries
+// of -inf get 0), in place. Floats: the maximum, exp and sum lane by lane, the lanes'
+// sums added in a fixed order; doubles (the tests' precision): one entry at a time.
+MEMRNN_INLINE void softmax(float* __restrict row, int64_t width) {
+  Floats top = {}, total = {};
+  top -= std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < width; j += kLanes) {
+    Floats x;
+    std::memcpy(&x, row + j, sizeof(Floats));
+    top = x > top ? x : top;
+  }
+  float most = top[0];
+  for (int64_t l = 1; l < kLanes; ++l) most = top[l] > most ? top[l] : most;
+  for (int64_t j = 0; j < width; j += kLanes) {
+    Floats x;
+    std::memcpy(&x, row + j, sizeof(Floats));
+    x = exp_lanes(x - most);
+    total += x;
+    std::memcpy(row + j, &x, sizeof(Floats));
+  }
+  float sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l) sum += total[l];
+  for (int64_t j = 0; j < width; j += kLanes) {
+    Floats x;
+    std::memcpy(&x, row + j, sizeof(Floats));
+    x /= sum;
+    std::memcpy(row + j, &x, sizeof(Floats));
+  }
+}
+
+MEMRNN_INLINE void softmax(double* __restrict row, int64_t width) {
+  double top = -std::numeric_limits<double>::infinity(), total = 0;
+  for (int64_t j = 0; j < width; ++j) top = row[j] > top ? row[j] : top;
+  for (int64_t j = 0; j < width; ++j) {
+    row[j] = row[j] == -std::numeric_limits<double>::infinity() ? 0 : std::exp(row[j] - top);
+    total += row[j];
+  }
+  for (int64_t j = 0; j < width; ++j) row[j] /= total;
+}
+
+// to (cols, rows) with row stride ld_to = from (rows, cols) with row stride ld_from,
+// transposed.
+template <typename T>
+MEMRNN_INLINE void transpose(const T* __restrict from, int64_t ld_from, T* __restrict to,
+                             int64_t ld_to, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) to[j * ld_to + i] = from[i * ld_from + j];
+}
+
+// Forward of one sequence-head (q, k and v rows h.stride apart): p (T, T) the softmax of
+// scale q k^T + mask, and out = p v, written with row stride out_stride. Scratch: kt
+// (dh, wide), zero past T, and scores (T, wide).
+template <typename T>
+MEMRNN_INLINE void head_forward(const Head& h, const T* q, const T* k, const T* v,
+                                const T* __restrict mask, T scale, T* __restrict p, T* out,
+                                int64_t out_stride, T* __restrict kt,
+                                T* __restrict scores) {
+  const int64_t n = h.steps, w = h.wide, u = h.units;
+  const T minus_inf = -std::numeric_limits<T>::infinity();
+  transpose(k, h.stride, kt, w, n, u);
+  product(q, h.stride, 1, kt, w, scores, w, n, u, w);
+  for (int64_t i = 0; i < n; ++i) {
+    T* __restrict row = scores + i * w;
+    const T* __restrict mi = mask + i * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = row[j] * scale + mi[j];
+    for (int64_t j = n; j < w; ++j) row[j] = minus_inf;
+    softmax(row, w);
+    std::memcpy(p + i * n, row, n * sizeof(T));
+  }
+  product(p, n, 1, v, h.stride, out, out_stride, n, n, u);
+}
+
+// Backward of one sequence-head, given p and the gradient g of its output (row stride
+// g_stride): the gradients of q, k and v, written with the projections' row stride.
+// Scratch: vt (dh, wide), zero past T, and ds (T, wide).
+template <typename T>
+MEMRNN_INLINE void head_backward(const Head& h, const T* q, const T* k, const T* v,
+                                 const T* __restrict p, T scale, const T* g,
+                                 int64_t g_stride, T* dq, T* dk, T* dv, T* __restrict vt,
+                                 T* __restrict ds) {
+  const int64_t n = h.steps, w = h.wide, u = h.units;
+  product(p, 1, n, g, g_stride, dv, h.stride, n, n, u);  // dv = p^T g
+  transpose(v, h.stride, vt, w, n, u);
+  product(g, g_stride, 1, vt, w, ds, w, n, u, w);  // dp = g v^T
+  // the softmax's backward: ds_ij = p_ij (dp_ij - p_i . dp_i), times the scale
+  for (int64_t i = 0; i < n; ++i) {
+    const T* __restrict pi = p + i * n;
+    T* __restrict row = ds + i * w;
+    T dot = 0;
+    for (int64_t j = 0; j < n; ++j) dot += pi[j] * row[j];
+    for (int64_t j = 0; j < n; ++j) row[j] = pi[j] * (row[j] - dot) * scale;
+  }
+  product(ds, w, 1, k, h.stride, dq, h.stride, n, n, u);  // dq = ds k
+  product(ds, 1, w, q, h.stride, dk, h.stride, n, n, u);  // dk = ds^T q
+}
+
+template <typename T>
+MEMRNN_CLONES void forward_heads(const Head& h, int64_t heads, int64_t begin, int64_t end,
+                                 const T* qkv, const T* mask, int64_t mask_heads, T scale,
+                                 T* p, T* out) {
+  const int64_t n = h.steps, w = h.wide, u = h.units, d = heads * u;
+  std::vector<T> scratch(static_cast<size_t>((u + n) * w), T(0));
+  for (int64_t s = begin; s < end; ++s) {
+    const int64_t r = s / heads, a = s % heads;
+    const T* q = qkv + r * n * h.stride + a * u;
+    head_forward(h, q, q + d, q + 2 * d, mask + (a % mask_heads) * n * n, scale,
+                 p + s * n * n, out + r * n * d + a * u, d, scratch.data(),
+                 scratch.data() + u * w);
+  }
+}
+
+template <typename T>
+MEMRNN_CLONES void backward_heads(const Head& h, int64_t heads, int64_t begin, int64_t end,
+                                  const T* qkv, const T* p, T scale, const T* g, T* d_qkv) {
+  const int64_t n = h.steps, w = h.wide, u = h.units, d = heads * u;
+  std::vector<T> scratch(static_cast<size_t>((u + n) * w), T(0));
+  T *vt = scratch.data(), *ds = vt + u * w;
+  for (int64_t s = begin; s < end; ++s) {
+    const int64_t r = s / heads, a = s % heads, at = r * n * h.stride + a * u;
+    const T* q = qkv + at;
+    T* dq = d_qkv + at;
+    head_backward(h, q, q + d, q + 2 * d, p + s * n * n, scale, g + r * n * d + a * u, d,
+                  dq, dq + d, dq + 2 * d, vt, ds);
+  }
+}
+
+// A few sequence-heads per task, so that a thread's share is worth starting.
+constexpr int64_t kGrain = 16;
+
+}  // namespace
+
+// qkv (R, T, 3 d) contiguous, mask (1 or heads, T, T): the attention's output (R, T, d)
+// and its softmax weights p (R heads, T, T), which the backward reads.
+std::vector<Tensor> attention_forward(const Tensor& qkv, const Tensor& mask, int64_t heads,
+                                      double scale) {
+  const int64_t rows = qkv.size(0), steps = qkv.size(1), d = qkv.size(2) / 3;
+  const Head h{steps, (steps + kLanes - 1) / kLanes * kLanes, d / heads, 3 * d};
+  Tensor out = at::empty({rows, steps, d}, qkv.options());
+  Tensor p = at::empty({rows * heads, steps, steps}, qkv.options());
+  const int64_t mask_heads = mask.size(0);
+  at::parallel_for(0, rows * heads, kGrain, [&](int64_t begin, int64_t end) {
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_forward", [&] {
+      forward_heads<scalar_t>(h, heads, begin, end, qkv.data_ptr<scalar_t>(),
+                              mask.data_ptr<scalar_t>(), mask_heads,
+                              static_cast<scalar_t>(scale), p.data_ptr<scalar_t>(),
+                              out.data_ptr<scalar_t>());
+    });
+  });
+  return {out, p};
+}
+
+// The gradient of qkv (R, T, 3 d), given qkv, the forward's p and the output's gradient
+// g (R, T, d), each contiguous.
+Tensor attention_backward(const Tensor& qkv, const Tensor& p, const Tensor& g, int64_t heads,
+                          double scale) {
+  const int64_t rows = qkv.size(0), steps = qkv.size(1), d = qkv.size(2) / 3;
+  const Head h{steps, (steps + kLanes - 1) / kLanes * kLanes, d / heads, 3 * d};
+  Tensor d_qkv = at::empty_like(qkv);
+  at::parallel_for(0, rows * heads, kGrain, [&](int64_t begin, int64_t end) {
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_backward", [&] {
+      backward_heads<scalar_t>(h, heads, begin, end, qkv.data_ptr<scalar_t>(),
+                               p.data_ptr<scalar_t>(), static_cast<scalar_t>(scale),
+                               g.data_ptr<scalar_t>(), d_qkv.data_ptr<scalar_t>());
+    });
+  });
+  return d_qkv;
+}
