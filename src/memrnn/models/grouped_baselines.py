@@ -180,8 +180,8 @@ class AttentionSequence(torch.autograd.Function):
     attention's products over them are broadcast ones (a ``torch.bmm`` of K B tiny
     matrices takes its slow path), and the hand-written backward runs back through time
     with a few batched operations per step, forming the weights' gradients at the end as
-    one product over all steps. Both loops run compiled where they can, as
-    ``LSTMSequence``'s do.
+    one product over all steps. Both loops run compiled where they can, with the cell's
+    kernel of ``LSTMSequence``'s, agreeing with the Python ones to rounding.
     """
 
     @staticmethod
@@ -201,12 +201,16 @@ class AttentionSequence(torch.autograd.Function):
     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:  # fmt: skip
         acts, cells, tanhs, contexts, states, queries, weights, w_rec, w_query = ctx.saved_tensors
         k, b, t_len, r = cells.shape
-        factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
         native = loops(d_features)
-        back = native.attention_sequence_backward if native is not None else _attention_back
-        d_gates, d_queries = back(
-            d_features, factors, through_tanh, f, states, queries, weights, w_rec, w_query
-        )
+        if native is not None:
+            d_gates, d_queries = native.attention_sequence_backward(
+                d_features, acts, cells, tanhs, states, queries, weights, w_rec, w_query
+            )
+        else:
+            factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
+            d_gates, d_queries = _attention_back(
+                d_features, factors, through_tanh, f, states, queries, weights, w_rec, w_query
+            )
         inputs = F.pad(torch.cat([contexts, states.view(k, b, t_len, r)], dim=-1), _BEFORE)
         d_w_rec = torch.bmm(inputs[:, :, :-1].reshape(k, b * t_len, 2 * r).mT,
                             d_gates.view(k, b * t_len, 4 * r))  # fmt: skip
@@ -218,7 +222,7 @@ class AttentionSequence(torch.autograd.Function):
 def _attention_sequence(
     xw: Tensor, bias: Tensor, w_rec: Tensor, w_query: Tensor
 ) -> list[Tensor]:  # fmt: skip
-    """``AttentionSequence``'s forward loop in Python (the reference of ``loops.cpp``'s):
+    """``AttentionSequence``'s forward loop in Python (the reference of ``lstm.cpp``'s):
     the features, then what its backward keeps: the gates, cells and their tanh, contexts
     (K, B, T, .), the states and queries (K B, T, R), the attention's weights (K B, T, T)."""
     k, b, t_len, four = xw.shape
@@ -252,7 +256,7 @@ def _attention_back(
     d_features: Tensor, factors: Tensor, through_tanh: Tensor, f: Tensor, states: Tensor,
     queries: Tensor, weights: Tensor, w_rec: Tensor, w_query: Tensor,
 ) -> tuple[Tensor, Tensor]:  # fmt: skip
-    """``AttentionSequence``'s backward loop in Python (the reference of ``loops.cpp``'s):
+    """``AttentionSequence``'s backward loop in Python (the reference of ``lstm.cpp``'s):
     dL/d gates (K, B, T, 4R) and dL/d queries (K, B, T, R)."""
     k, b, t_len, _ = d_features.shape
     r = states.shape[-1]

@@ -61,8 +61,10 @@ class LSTMSequence(torch.autograd.Function):
     Its hand-written backward runs back through time with one batched product per step
     and few element-wise operations, where autograd would replay every operation of every
     step, and it forms the gradient of w_hh at the end as one product over all steps. Both
-    loops run compiled where they can (``memrnn.models.controller.native``), the same
-    numbers bit for bit as the Python ones (``_lstm_sequence``, ``_lstm_sequence_back``).
+    loops run compiled where they can (``memrnn.models.controller.native``, ``lstm.cpp``:
+    each step's cell one pass of its own kernel, the products ATen's), agreeing with the
+    Python ones (``_lstm_sequence``, ``_lstm_sequence_back``, ATen's operations) to
+    rounding.
     """
 
     @staticmethod
@@ -80,11 +82,11 @@ class LSTMSequence(torch.autograd.Function):
     def backward(ctx: Any, d_states: Tensor) -> tuple[Tensor, Tensor]:
         acts, cells, tanhs, states, w_hh = ctx.saved_tensors
         k, b, t_len, r = states.shape
-        factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
         native = loops(d_states)
         if native is not None:
-            d_gates = native.lstm_sequence_backward(d_states, factors, through_tanh, f, w_hh)
+            d_gates = native.lstm_sequence_backward(d_states, acts, cells, tanhs, w_hh)
         else:
+            factors, through_tanh, f = lstm_factors(acts, cells, tanhs)
             d_gates = _lstm_sequence_back(d_states, factors, through_tanh, f, w_hh)
         rows = F.pad(states[:, :, :-1], _BEFORE).reshape(k, b * t_len, r)
         d_w = torch.bmm(d_gates.view(k, b * t_len, 4 * r).mT, rows)
@@ -92,7 +94,7 @@ class LSTMSequence(torch.autograd.Function):
 
 
 def _lstm_sequence(xw: Tensor, w_hh: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """``LSTMSequence``'s forward loop in Python (the reference of ``loops.cpp``'s): the
+    """``LSTMSequence``'s forward loop in Python (the reference of ``lstm.cpp``'s): the
     states, and the gates, cells and their tanh of every step, each (K, B, T, .)."""
     k, b, t_len, four = xw.shape
     w = w_hh.mT
@@ -113,7 +115,7 @@ def _lstm_sequence(xw: Tensor, w_hh: Tensor) -> tuple[Tensor, Tensor, Tensor, Te
 def _lstm_sequence_back(
     d_states: Tensor, factors: Tensor, through_tanh: Tensor, f: Tensor, w_hh: Tensor
 ) -> Tensor:  # fmt: skip
-    """``LSTMSequence``'s backward loop in Python (the reference of ``loops.cpp``'s):
+    """``LSTMSequence``'s backward loop in Python (the reference of ``lstm.cpp``'s):
     dL/d gates (K, B, T, 4R) from dL/dh_t and the steps' ``lstm_factors``."""
     k, b, t_len, r = d_states.shape
     d_gates = torch.empty_like(factors)

@@ -1,6 +1,7 @@
 """The compiled time loops (``loops.cpp``) against the Python ones: the same forward
-buffers and the same gradients, bit for bit, for every memory, cell and option; and what
-happens where they cannot be built."""
+buffers and the same gradients, bit for bit, for every memory, cell and option (the
+grouped LSTM cells of ``lstm.cpp`` to rounding: ``tests/models/test_lstm_kernel.py``); and
+what happens where they cannot be built."""
 
 from __future__ import annotations
 
@@ -212,45 +213,17 @@ def _same_bits_both_ways(once: Callable[[], list[Tensor]], names: Sequence[str])
         assert torch.equal(fast, slow), name
 
 
-@needs_compiler
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize(
-    ("members", "batch", "t_len", "hidden"), [(3, 4, 9, 5), (1, 1, 1, 8), (2, 3, 6, 16)]
-)
-@pytest.mark.parametrize("node", ["lstm", "alstm"])
-def test_the_grouped_nodes_compiled_loops_equal_the_python_ones(
-    node: str, dtype: torch.dtype, members: int, batch: int, t_len: int, hidden: int
-) -> None:
-    """``LSTMSequence`` and ``AttentionSequence`` (the grouped LSTM and A-LSTM of
-    ``memrnn.models.grouped_baselines``): their outputs and every input's gradient, bit
-    for bit, some of the gates saturated."""
-    from memrnn.models.grouped_baselines import AttentionSequence
-    from memrnn.models.grouped_lstm import LSTMSequence
-
-    gen = torch.Generator().manual_seed(hidden + t_len)
-    k, r = members, hidden
-
-    def rand(*size: int, scale: float = 1.0) -> Tensor:
-        return scale * torch.randn(*size, dtype=dtype, generator=gen)
-
-    xw = rand(k, batch, t_len, 4 * r, scale=3.0)
-    names: tuple[str, ...]
-    if node == "lstm":
-        apply, inputs = LSTMSequence.apply, [xw, rand(k, 4 * r, r)]
-        names, width = ("states", "d xw", "d w_hh"), r
-    else:
-        apply = AttentionSequence.apply
-        inputs = [xw, rand(k, 1, 4 * r), rand(k, 2 * r, 4 * r), rand(k, r, r)]
-        names, width = ("features", "d xw", "d bias", "d w_rec", "d w_query"), 2 * r
-    grad = rand(k, batch, t_len, width)
-
-    def once() -> list[Tensor]:
-        leaves = [x.clone().requires_grad_() for x in inputs]
-        out = apply(*leaves)
-        out.backward(grad)
-        return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
-
-    _same_bits_both_ways(once, names)
+def _close_both_ways(once: Callable[[], list[Tensor]], names: Sequence[str],
+                     dtype: torch.dtype) -> None:  # fmt: skip
+    """``once()``'s tensors with the compiled loops within rounding of the Python ones."""
+    assert loops(torch.zeros(1)) is not None
+    compiled = once()
+    with python_loops():
+        reference = once()
+    assert len(compiled) == len(reference) == len(names)
+    tolerance = {"rtol": 1e-4, "atol": 1e-5} if dtype == torch.float32 else {}
+    for name, fast, slow in zip(names, compiled, reference, strict=True):
+        torch.testing.assert_close(fast, slow, **tolerance, msg=name)
 
 
 @needs_compiler
@@ -259,12 +232,13 @@ def test_the_grouped_nodes_compiled_loops_equal_the_python_ones(
     "name",
     ["irnn", "gru", "lstm", "alstm", "deep_lstm", "stack_rnn", "stack_lstm_cell", "stack_gru_cell"],
 )
-def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
+def test_grouped_baselines_give_the_same_numbers_with_compiled_loops(
     name: str, dtype: torch.dtype
 ) -> None:
     """Each grouped recurrent baseline and Stack-RNN, whole: its outputs and every
-    parameter's gradient the same bit for bit with the compiled loops as with the Python
-    ones."""
+    parameter's gradient the same with the compiled loops as with the Python ones: bit for
+    bit, but for the LSTM cells of lstm.cpp (the LSTM, A-LSTM and Deep LSTM), which agree
+    to rounding."""
     from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
     from memrnn.models.grouped import Grouped
     from memrnn.models.stack_rnn import SuperpositionStackRNN
@@ -291,4 +265,7 @@ def test_grouped_baselines_give_the_same_bits_with_compiled_loops(
         return [out.detach(), *(p.grad.clone() for p in group.parameters() if p.grad is not None)]
 
     names = ["outputs", *(f"d {name}" for name, _ in group.named_parameters())]
-    _same_bits_both_ways(once, names)
+    if name in ("lstm", "alstm", "deep_lstm"):
+        _close_both_ways(once, names, dtype)
+    else:
+        _same_bits_both_ways(once, names)

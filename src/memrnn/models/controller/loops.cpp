@@ -1,6 +1,6 @@
-// The time loops of memrnn.models.controller.fused, and of the grouped recurrences of
-// memrnn.models.grouped_baselines, grouped_lstm and grouped_stack_rnn, compiled (see
-// native.py).
+// The time loops of memrnn.models.controller.fused, and of the grouped IRNN, GRU and
+// Stack-RNN (memrnn.models.grouped_baselines, grouped_stack_rnn), compiled (see
+// native.py); the module also holds lstm.cpp's and attention.cpp's kernels.
 //
 // Where ATen's own rounding matters (the matrix products, sigmoid, tanh, addcmul) each
 // loop makes the same ATen calls, on the same tensors and in the same order, as the
@@ -503,144 +503,6 @@ std::vector<Tensor> backward_loop(
   return {d_s, d_r, d_h};
 }
 
-// grouped_lstm.LSTMSequence's loops: K members' single-layer LSTMs over a whole
-// sequence from the zero state, the same ATen calls on the same tensors as its Python
-// loops (lstm_cell, lstm_step_back), step by step.
-namespace {
-
-// grouped_lstm.lstm_cell: the gates after their sigmoid or tanh, c_t, tanh(c_t), h_t.
-std::vector<Tensor> lstm_cell(const Tensor& pre, const Tensor& c_prev) {
-  const int64_t r = pre.size(-1) / 4;
-  const Tensor act = at::sigmoid(pre);
-  act.slice(-1, 2 * r, 3 * r).copy_(at::tanh(pre.slice(-1, 2 * r, 3 * r)));
-  const std::vector<Tensor> gates = act.chunk(4, -1);  // i, f, g, o
-  const Tensor c = (gates[1] * c_prev).add_(gates[0] * gates[2]);
-  const Tensor tanh_c = at::tanh(c);
-  return {act, c, tanh_c, gates[3] * tanh_c};
-}
-
-// grouped_lstm.lstm_step_back: dL/d gates, and d_c made the whole dL/dc_t.
-Tensor lstm_step_back(const Tensor& d_h, Tensor& d_c, const Tensor& factors,
-                      const Tensor& through_tanh) {
-  d_c = at::addcmul(d_c, d_h, through_tanh);
-  return at::cat({d_c, d_c, d_c, d_h}, -1) * factors;
-}
-
-}  // namespace
-
-std::vector<Tensor> lstm_sequence_forward(const Tensor& xw, const Tensor& w_hh) {
-  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's forward
-  const int64_t k = xw.size(0), batch = xw.size(1), steps = xw.size(2), r = xw.size(3) / 4;
-  const Tensor w = w_hh.mT();
-  Tensor h = at::zeros({k, batch, r}, xw.options());
-  Tensor c = at::zeros_like(h);
-  std::vector<Tensor> acts, cells, tanhs, states;
-  for (int64_t t = 0; t < steps; ++t) {
-    const std::vector<Tensor> step = lstm_cell(at::baddbmm(xw.select(2, t), h, w), c);
-    c = step[1];
-    h = step[3];
-    acts.push_back(step[0]);
-    cells.push_back(c);
-    tanhs.push_back(step[2]);
-    states.push_back(h);
-  }
-  return {at::stack(states, 2), at::stack(acts, 2), at::stack(cells, 2), at::stack(tanhs, 2)};
-}
-
-Tensor lstm_sequence_backward(const Tensor& d_states, const Tensor& factors,
-                              const Tensor& through_tanh, const Tensor& f,
-                              const Tensor& w_hh) {
-  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's backward
-  const int64_t k = d_states.size(0), batch = d_states.size(1), steps = d_states.size(2);
-  const Tensor d_gates = at::empty_like(factors);
-  Tensor d_h = at::zeros({k, batch, d_states.size(3)}, d_states.options());
-  Tensor d_c = d_h;
-  for (int64_t t = steps - 1; t >= 0; --t) {
-    d_h = d_states.select(2, t) + d_h;
-    const Tensor d_pre = lstm_step_back(d_h, d_c, factors.select(2, t), through_tanh.select(2, t));
-    d_gates.select(2, t).copy_(d_pre);
-    if (t > 0) {
-      d_c = d_c * f.select(2, t);
-      d_h = at::bmm(d_pre, w_hh);
-    }
-  }
-  return d_gates;
-}
-
-// grouped_baselines.AttentionSequence's loops (the A-LSTM of Ba et al. 2016), the same
-// ATen calls on the same tensors as its Python loops, step by step.
-std::vector<Tensor> attention_sequence_forward(const Tensor& xw, const Tensor& bias,
-                                               const Tensor& w_rec, const Tensor& w_query) {
-  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's forward
-  const int64_t k = xw.size(0), batch = xw.size(1), steps = xw.size(2), four = xw.size(3);
-  const int64_t r = four / 4, rows = k * batch;
-  const auto options = xw.options();
-  Tensor h = at::zeros({k, batch, r}, options);
-  Tensor c = at::zeros_like(h), context = at::zeros_like(h);
-  const Tensor acts = at::empty({k, batch, steps, four}, options);
-  const Tensor cells = at::empty({k, batch, steps, r}, options);
-  const Tensor tanhs = at::empty_like(cells), contexts = at::empty_like(cells);
-  const Tensor states = at::empty({rows, steps, r}, options);
-  const Tensor queries = at::empty({rows, steps, r}, options);
-  const Tensor weights = at::zeros({rows, steps, steps}, options);
-  for (int64_t t = 0; t < steps; ++t) {
-    const Tensor gates = at::baddbmm(bias, at::cat({context, h}, -1), w_rec) + xw.select(2, t);
-    const std::vector<Tensor> step = lstm_cell(gates, c);
-    c = step[1];
-    h = step[3];
-    acts.select(2, t).copy_(step[0]);
-    cells.select(2, t).copy_(c);
-    tanhs.select(2, t).copy_(step[2]);
-    states.select(1, t).copy_(h.view({rows, r}));
-    const Tensor past = states.slice(1, 0, t + 1);
-    const Tensor query = at::bmm(h, w_query).view({rows, 1, r});
-    queries.select(1, t).copy_(query.view({rows, r}));
-    const Tensor w = at::softmax((past * query).sum(-1, true), 1);
-    weights.select(1, t).slice(1, 0, t + 1).copy_(w.view({rows, t + 1}));
-    context = (w * past).sum(1).view({k, batch, r});
-    contexts.select(2, t).copy_(context);
-  }
-  const Tensor features = at::cat({states.view({k, batch, steps, r}), contexts}, -1);
-  return {features, acts, cells, tanhs, contexts, states, queries, weights};
-}
-
-std::vector<Tensor> attention_sequence_backward(
-    const Tensor& d_features, const Tensor& factors, const Tensor& through_tanh,
-    const Tensor& f, const Tensor& states, const Tensor& queries, const Tensor& weights,
-    const Tensor& w_rec, const Tensor& w_query) {
-  const at::AutoDispatchBelowADInplaceOrView below_autograd;  // inside the node's backward
-  const int64_t k = d_features.size(0), batch = d_features.size(1);
-  const int64_t steps = d_features.size(2), r = states.size(2), rows = k * batch;
-  const std::vector<Tensor> split = d_features.split(r, -1);  // direct, context direct
-  const Tensor d_states = split[0].reshape({rows, steps, r}).clone();
-  const Tensor d_gates = at::empty_like(factors);
-  const Tensor d_queries = at::empty({k, batch, steps, r}, d_features.options());
-  Tensor d_c = at::zeros({k, batch, r}, d_features.options());
-  Tensor d_rec = at::zeros({k, batch, 2 * r}, d_features.options());
-  const Tensor w_rec_t = w_rec.mT(), w_query_t = w_query.mT();
-  for (int64_t t = steps - 1; t >= 0; --t) {
-    const Tensor past = states.slice(1, 0, t + 1);
-    const Tensor w = weights.select(1, t).slice(1, 0, t + 1).unsqueeze(-1);
-    const Tensor d_context =
-        (split[1].select(2, t) + d_rec.slice(-1, 0, r)).view({rows, 1, r});
-    const Tensor d_w = (past * d_context).sum(-1, true);
-    const Tensor d_scores = w * (d_w - (w * d_w).sum(1, true));
-    const Tensor query = queries.select(1, t).view({rows, 1, r});
-    d_states.slice(1, 0, t + 1).add_(w * d_context + d_scores * query);
-    const Tensor d_query = (d_scores * past).sum(1).view({k, batch, r});
-    d_queries.select(2, t).copy_(d_query);
-    Tensor d_h = d_states.select(1, t).view({k, batch, r}) + d_rec.slice(-1, r);
-    d_h = at::baddbmm(d_h, d_query, w_query_t);
-    const Tensor d_pre = lstm_step_back(d_h, d_c, factors.select(2, t), through_tanh.select(2, t));
-    d_gates.select(2, t).copy_(d_pre);
-    if (t > 0) {
-      d_c = d_c * f.select(2, t);
-      d_rec = at::bmm(d_pre, w_rec_t);
-    }
-  }
-  return {d_gates, d_queries};
-}
-
 // The grouped IRNN's and GRU's recurrences (grouped_baselines), under autograd: the same
 // ATen calls as their Python loops, so autograd records the same graph, and their
 // backward is autograd's, as it is for the Python loops.
@@ -734,6 +596,17 @@ Tensor stack_rnn_states(const Tensor& gates_x, const Tensor& w_sh, const Tensor&
   }
   return at::stack(states, 2);
 }
+
+// lstm.cpp
+std::vector<Tensor> lstm_sequence_forward(const Tensor& xw, const Tensor& w_hh);
+Tensor lstm_sequence_backward(const Tensor& d_states, const Tensor& acts, const Tensor& cells,
+                              const Tensor& tanhs, const Tensor& w_hh);
+std::vector<Tensor> attention_sequence_forward(const Tensor& xw, const Tensor& bias,
+                                               const Tensor& w_rec, const Tensor& w_query);
+std::vector<Tensor> attention_sequence_backward(
+    const Tensor& d_features, const Tensor& acts, const Tensor& cells, const Tensor& tanhs,
+    const Tensor& states, const Tensor& queries, const Tensor& weights, const Tensor& w_rec,
+    const Tensor& w_query);
 
 // attention.cpp
 std::vector<Tensor> attention_forward(const Tensor& qkv, const Tensor& mask, int64_t heads,

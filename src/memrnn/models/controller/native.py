@@ -1,5 +1,6 @@
 """The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``), and of
 the grouped recurrences of ``memrnn.models.grouped_baselines`` and the grouped Stack-RNN;
+the grouped LSTM's and A-LSTM's loops with their cell's element-wise work (``lstm.cpp``);
 and the grouped Transformer's attention (``attention.cpp``, ``memrnn.models.attention``).
 
 At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
@@ -7,7 +8,10 @@ operations per time step, and the Python interpreter's few microseconds per oper
 are about a sixth of the step on a CPU. ``loops.cpp`` runs the same loops from C++: the
 same ATen calls where ATen's rounding matters, plain loops with the same arithmetic
 elsewhere, and so the same numbers bit for bit (the tests compare the two on every kind
-of memory, cell and group), without the interpreter.
+of memory, cell and group), without the interpreter. ``lstm.cpp`` and ``attention.cpp``
+go further for the grouped models of the model-by-task matrix: their element-wise work
+and the attention are kernels of their own, which agree with the Python code to
+rounding, not bit for bit.
 
 It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed,
 such as ``g++``; ``ninja`` comes with memrnn) into a cache shared by every process of the
@@ -38,7 +42,8 @@ import torch
 from torch import Tensor
 
 SOURCE = Path(__file__).with_name("loops.cpp")  # it defines the module
-SOURCES = (SOURCE, SOURCE.with_name("attention.cpp"))
+SOURCES = (SOURCE, SOURCE.with_name("lstm.cpp"), SOURCE.with_name("attention.cpp"))
+HEADERS = (SOURCE.with_name("lanes.h"),)  # included by the sources: in the digest too
 # No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
 # -O3 vectorises the element-wise loops (the same arithmetic per element, in the same
 # order: GCC reorders no floating-point sum without -ffast-math).
@@ -60,7 +65,7 @@ def cache_directory() -> Path:
 
 def _name() -> str:
     """The module's name: a digest of the sources and of what its binary depends on."""
-    key = hashlib.sha256(b"".join(source.read_bytes() for source in SOURCES))
+    key = hashlib.sha256(b"".join(source.read_bytes() for source in SOURCES + HEADERS))
     key.update(f"{FLAGS} {torch.__version__} {sys.version} {sys.platform}".encode())
     return f"memrnn_loops_{key.hexdigest()[:16]}"
 
