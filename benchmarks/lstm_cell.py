@@ -1,0 +1,84 @@
+"""The grouped LSTM's and A-LSTM's compiled loops against the Python ones.
+
+A training step (forward, backward, Adam) of K LSTMs, Deep LSTMs (2 layers) and A-LSTMs
+(Ba et al. 2016) of the matrix's quick size (32 units, readout of 100) trained as one
+group (``memrnn.models.grouped``) on random tokens, and ``LSTMSequence`` alone (forward
+and backward), timed with the compiled loops (``lstm.cpp``: each step's cell one pass
+of its own, the products ATen's) and with the Python loops (ATen's operations, as where
+nothing compiles), in turns in one process. The two compute the same function, rounded
+differently (the tests compare them).
+
+    python benchmarks/lstm_cell.py                    # K = 8, B = 32, T = 21, one thread
+    python benchmarks/lstm_cell.py --steps 81 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import torch
+from attention import best_of
+
+from memrnn.models import AttentionLSTM, DeepLSTM, OneHotLSTM
+from memrnn.models.controller.native import loops, python_loops
+from memrnn.models.grouped import Grouped
+from memrnn.models.grouped_lstm import LSTMSequence
+from memrnn.runner.allocator import keep_freed_memory
+
+VOCAB, HIDDEN = 10, 32
+
+
+def training_step(build: Callable[[], torch.nn.Module], k: int, tokens: torch.Tensor
+                  ) -> Callable[[], None]:  # fmt: skip
+    """One training step of a group of ``k`` models from ``build``, on ``tokens``."""
+    group = Grouped([build() for _ in range(k)])
+    optimizer = torch.optim.Adam(group.parameters(), lr=1e-3)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        group(tokens).square().mean().backward()
+        optimizer.step()
+
+    return step
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--members", type=int, default=8, help="K, runs in the group")
+    parser.add_argument("--batch", type=int, default=32, help="B, sequences a member")
+    parser.add_argument("--steps", type=int, default=21, help="T, sequence length")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    keep_freed_memory()  # as the runner's processes do
+    if loops(torch.zeros(())) is None:
+        raise SystemExit("the compiled loops could not be built; nothing to compare")
+    torch.manual_seed(0)
+    k, b, t_len = args.members, args.batch, args.steps
+    tokens = torch.randint(0, VOCAB, (k, b, t_len))
+    xw = torch.randn(k, b, t_len, 4 * HIDDEN, requires_grad=True)
+    w_hh = (torch.randn(k, 4 * HIDDEN, HIDDEN) / HIDDEN**0.5).requires_grad_()
+    grad = torch.randn(k, b, t_len, HIDDEN)
+    rows = {
+        "LSTM step": training_step(lambda: OneHotLSTM(VOCAB, VOCAB, HIDDEN), k, tokens),
+        "Deep LSTM step": training_step(
+            lambda: DeepLSTM(VOCAB, VOCAB, hidden_size=HIDDEN, layers=2), k, tokens
+        ),
+        "A-LSTM step": training_step(lambda: AttentionLSTM(VOCAB, VOCAB, HIDDEN), k, tokens),
+        "LSTMSequence fwd + bwd": lambda: LSTMSequence.apply(xw, w_hh).backward(grad),
+    }
+    print(f"K = {k}, B = {b}, T = {t_len}, {args.threads} thread(s); "
+          f"ms, best of {args.rounds} rounds of {args.repeats}")  # fmt: skip
+    print(f"{'':>24} {'compiled':>9} {'Python':>9} {'ratio':>6}")
+    for name, run in rows.items():
+        compiled = best_of(run, args.repeats, args.rounds)
+        with python_loops():
+            python = best_of(run, args.repeats, args.rounds)
+        print(f"{name:>24} {compiled:9.2f} {python:9.2f} {python / compiled:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
