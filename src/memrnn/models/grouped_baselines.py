@@ -8,10 +8,12 @@ K members alone take K products, and the A-LSTM's attention over past hidden sta
 which acts row by row, runs over all K B rows at once. ``nn.LSTM`` and ``nn.GRU`` step
 through time in C++, yet K of them cost K times the kernel launches of one grouped step
 written out here (the LSTM's and the A-LSTM's with hand-written backwards,
-``LSTMSequence``, one per layer of the Deep LSTM, and ``AttentionSequence``): both
-measured faster grouped at K = 4 and 16 (``benchmarks/batched_runs.py``). Their time
-loops run compiled where they can (``memrnn.models.controller.native``), with the same
-numbers bit for bit as the Python loops here, the reference. No model here
+``LSTMSequence``, one per layer of the Deep LSTM, ``AttentionSequence`` and the GRU's
+``GRUSequence``): both measured faster grouped at K = 4 and 16
+(``benchmarks/batched_runs.py``). Their time loops run compiled where they can
+(``memrnn.models.controller.native``): the IRNN's with the same numbers bit for bit as
+the Python loop here, the reference; the LSTM's, A-LSTM's and GRU's with cells of their
+own, to rounding (their Python loops, ATen's operations, are the reference). No model here
 draws random numbers in its forward, so every member can be grouped, save a Deep LSTM
 given dropout between its layers (memrnn builds none). Importing
 ``memrnn.models.grouped`` registers all five.
@@ -30,6 +32,7 @@ from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
 from memrnn.models.controller.native import loops
 from memrnn.models.controller.sequence import linear
 from memrnn.models.grouped import FORWARDS, GroupedForward, Params, _embed
+from memrnn.models.grouped_gru import GRUSequence, gru_states
 from memrnn.models.grouped_lstm import (
     _BEFORE,
     LSTMSequence,
@@ -145,27 +148,9 @@ def _gru_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
     k = w_ih.shape[0]
     xw = _embed(w_ih.mT, inputs) + params["gru.bias_ih_l0"].view(k, 1, 1, -1)  # (K, B, T, 3R)
     w_hh, b_hh = params["gru.weight_hh_l0"].mT, params["gru.bias_hh_l0"].unsqueeze(1)
-    native = loops(xw)
-    run = native.gru_states if native is not None else _gru_states
-    states = run(xw, w_hh, b_hh, model.gru.hidden_size)
+    compiled = loops(xw) is not None
+    states = GRUSequence.apply(xw, w_hh, b_hh) if compiled else gru_states(xw, w_hh, b_hh)
     return linear(states, params["readout.weight"], params["readout.bias"])
-
-
-def _gru_states(xw: Tensor, w_hh: Tensor, b_hh: Tensor, hidden: int) -> Tensor:
-    """The grouped GRU's states (K, B, T, R) under autograd, in Python (the reference of
-    ``loops.cpp``'s ``gru_states``, the same operations)."""
-    h = xw.new_zeros(xw.shape[0], xw.shape[1], hidden)
-    states = []
-    # Unbound once: indexing step t in the loop would give each step's backward a
-    # zero tensor of xw's size.
-    for xw_t in xw.unbind(2):
-        x_r, x_z, x_n = xw_t.chunk(3, dim=-1)
-        h_r, h_z, h_n = torch.baddbmm(b_hh, h, w_hh).chunk(3, dim=-1)
-        r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
-        n = torch.tanh(x_n + r * h_n)
-        h = (h - n) * z + n  # torch's order of the same sum
-        states.append(h)
-    return torch.stack(states, dim=2)
 
 
 class AttentionSequence(torch.autograd.Function):

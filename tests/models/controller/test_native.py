@@ -1,7 +1,7 @@
 """The compiled time loops (``loops.cpp``) against the Python ones: the same forward
 buffers and the same gradients, bit for bit, for every memory, cell and option (the
-grouped LSTM cells of ``lstm.cpp`` to rounding: ``tests/models/test_lstm_kernel.py``); and
-what happens where they cannot be built."""
+grouped LSTM and GRU cells of ``lstm.cpp`` and ``gru.cpp`` to rounding:
+``tests/models/test_cell_kernels.py``); and what happens where they cannot be built."""
 
 from __future__ import annotations
 
@@ -237,8 +237,8 @@ def test_grouped_baselines_give_the_same_numbers_with_compiled_loops(
 ) -> None:
     """Each grouped recurrent baseline and Stack-RNN, whole: its outputs and every
     parameter's gradient the same with the compiled loops as with the Python ones: bit for
-    bit, but for the LSTM cells of lstm.cpp (the LSTM, A-LSTM and Deep LSTM), which agree
-    to rounding."""
+    bit, but for the cells of lstm.cpp and gru.cpp (the LSTM, A-LSTM, Deep LSTM and GRU),
+    which agree to rounding."""
     from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
     from memrnn.models.grouped import Grouped
     from memrnn.models.stack_rnn import SuperpositionStackRNN
@@ -265,7 +265,7 @@ def test_grouped_baselines_give_the_same_numbers_with_compiled_loops(
         return [out.detach(), *(p.grad.clone() for p in group.parameters() if p.grad is not None)]
 
     names = ["outputs", *(f"d {name}" for name, _ in group.named_parameters())]
-    if name in ("lstm", "alstm", "deep_lstm"):
+    if name in ("lstm", "alstm", "deep_lstm", "gru"):
         _close_both_ways(once, names, dtype)
     else:
         _same_bits_both_ways(once, names)

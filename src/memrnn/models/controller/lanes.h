@@ -1,8 +1,12 @@
-// Blocks of vector lanes for the compiled kernels of attention.cpp and lstm.cpp (see
-// native.py): GCC's vector extension, the x86-64 clones and an exp for floats.
+// Blocks of vector lanes for the compiled kernels of attention.cpp, lstm.cpp and gru.cpp
+// (see native.py): GCC's vector extension, the x86-64 clones, an exp, a sigmoid and a
+// tanh for floats, and rows of tensors read through their strides.
 
 #pragma once
 
+#include <torch/extension.h>
+
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -47,5 +51,95 @@ MEMRNN_INLINE Floats exp_lanes(Floats x) {
   y *= reinterpret_cast<const Floats&>(bits);
   return x < -87.0f ? zero : y;
 }
+
+// The block of kLanes numbers of type T.
+template <typename T>
+struct Vec;
+template <>
+struct Vec<float> {
+  typedef Floats type;
+};
+template <>
+struct Vec<double> {
+  typedef Doubles type;
+};
+
+// Cephes' tanhf: an odd polynomial below 0.625, (1 - e) / (1 + e) with e = exp(-2|x|)
+// above; about 2 ulp.
+MEMRNN_INLINE Floats tanh_lanes(Floats x) {
+  const Floats a = x < 0 ? -x : x;
+  const Floats z = x * x;
+  Floats p = z * -5.70498872745e-3f + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  const Floats small = p * z * x + x;
+  const Floats e = exp_lanes(a * -2.0f);
+  const Floats large = (1.0f - e) / (1.0f + e);
+  return a < 0.625f ? small : (x < 0 ? -large : large);
+}
+
+// 1 / (1 + exp(-x)), through e = exp(-|x|) <= 1, which cannot overflow: 1 / (1 + e)
+// for x >= 0, e / (1 + e) below.
+MEMRNN_INLINE Floats sigmoid_lanes(Floats x) {
+  const Floats e = exp_lanes(x < 0 ? x : -x);
+  const Floats s = 1.0f / (1.0f + e);
+  return x < 0 ? e * s : s;
+}
+
+// Doubles, the tests' precision: the C library's, lane by lane.
+MEMRNN_INLINE Doubles tanh_lanes(Doubles x) {
+  for (int64_t l = 0; l < kLanes; ++l) x[l] = std::tanh(x[l]);
+  return x;
+}
+
+MEMRNN_INLINE Doubles sigmoid_lanes(Doubles x) {
+  for (int64_t l = 0; l < kLanes; ++l) x[l] = 1.0 / (1.0 + std::exp(-x[l]));
+  return x;
+}
+
+// `n` <= kLanes numbers from p as one block (the rest zero), and back.
+template <typename V, typename T>
+MEMRNN_INLINE V load(const T* p, int64_t n) {
+  V v = {};
+  if (n == kLanes) {
+    std::memcpy(&v, p, sizeof(V));
+  } else {
+    std::memcpy(&v, p, n * sizeof(T));
+  }
+  return v;
+}
+
+template <typename V, typename T>
+MEMRNN_INLINE void store(T* p, const V& v, int64_t n) {
+  if (n == kLanes) {
+    std::memcpy(p, &v, sizeof(V));
+  } else {
+    std::memcpy(p, &v, n * sizeof(T));
+  }
+}
+
+// Rows of a (rows, width) or (K, B, width) tensor whose rows lie `row` apart (each row
+// contiguous); null for an undefined tensor.
+template <typename T>
+struct Plane {
+  T* data;
+  int64_t row;
+  T* operator()(int64_t n) const { return data + n * row; }
+};
+
+template <typename T>
+Plane<T> plane(const at::Tensor& x) {
+  if (!x.defined()) return {nullptr, 0};
+  const bool rows = x.dim() == 2 || (x.dim() == 3 && x.stride(0) == x.size(1) * x.stride(1));
+  TORCH_CHECK(rows && x.stride(-1) == 1, "lanes.h: rows, each contiguous, were expected");
+  return {x.data_ptr<T>(), x.stride(-2)};
+}
+
+// Rows of a (rows, width) tensor (or (K, B, width), K B rows): how many.
+inline int64_t rows_of(const at::Tensor& x) { return x.numel() / x.size(-1); }
+
+// Enough rows per task that a thread's share is worth starting.
+constexpr int64_t kRowGrain = 64;
 
 }  // namespace memrnn_lanes

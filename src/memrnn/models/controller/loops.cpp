@@ -1,6 +1,6 @@
-// The time loops of memrnn.models.controller.fused, and of the grouped IRNN, GRU and
-// Stack-RNN (memrnn.models.grouped_baselines, grouped_stack_rnn), compiled (see
-// native.py); the module also holds lstm.cpp's and attention.cpp's kernels.
+// The time loops of memrnn.models.controller.fused, and of the grouped IRNN and Stack-RNN
+// (memrnn.models.grouped_baselines, grouped_stack_rnn), compiled (see native.py); the
+// module also holds lstm.cpp's, gru.cpp's and attention.cpp's kernels.
 //
 // Where ATen's own rounding matters (the matrix products, sigmoid, tanh, addcmul) each
 // loop makes the same ATen calls, on the same tensors and in the same order, as the
@@ -516,20 +516,6 @@ Tensor irnn_states(const Tensor& x, const Tensor& w, const Tensor& bias, int64_t
   return at::stack(states, 2);
 }
 
-Tensor gru_states(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, int64_t hidden) {
-  Tensor h = at::zeros({xw.size(0), xw.size(1), hidden}, xw.options());
-  std::vector<Tensor> states;
-  for (const Tensor& xw_t : xw.unbind(2)) {
-    const std::vector<Tensor> x = xw_t.chunk(3, -1);  // r, z, n
-    const std::vector<Tensor> rec = at::baddbmm(b_hh, h, w_hh).chunk(3, -1);
-    const Tensor r = at::sigmoid(x[0] + rec[0]), z = at::sigmoid(x[1] + rec[1]);
-    const Tensor n = at::tanh(x[2] + r * rec[2]);
-    h = (h - n) * z + n;
-    states.push_back(h);
-  }
-  return at::stack(states, 2);
-}
-
 // grouped_stack_rnn's linear: x w^T (+ b) of K members, x (K, ..., I), w (K, O, I).
 Tensor members_linear(const Tensor& x, const Tensor& w, const Maybe& b) {
   const Tensor rows = x.reshape({w.size(0), -1, x.size(-1)});
@@ -608,6 +594,13 @@ std::vector<Tensor> attention_sequence_backward(
     const Tensor& states, const Tensor& queries, const Tensor& weights, const Tensor& w_rec,
     const Tensor& w_query);
 
+// gru.cpp
+std::vector<Tensor> gru_sequence_forward(const Tensor& xw, const Tensor& w_hh,
+                                         const Tensor& b_hh);
+std::vector<Tensor> gru_sequence_backward(const Tensor& d_states, const Tensor& gates,
+                                          const Tensor& hn, const Tensor& states,
+                                          const Tensor& w_hh);
+
 // attention.cpp
 std::vector<Tensor> attention_forward(const Tensor& qkv, const Tensor& mask, int64_t heads,
                                       double scale);
@@ -623,7 +616,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
              "AttentionSequence.forward's loop");
   module.def("irnn_states", &irnn_states, "the grouped IRNN's loop over t");
   module.def("stack_rnn_states", &stack_rnn_states, "the grouped Stack-RNN's loop over t");
-  module.def("gru_states", &gru_states, "the grouped GRU's loop over t");
+  module.def("gru_sequence_forward", &gru_sequence_forward, "GRUSequence.forward's loop");
+  module.def("gru_sequence_backward", &gru_sequence_backward, "GRUSequence.backward's loop");
   module.def("attention_sequence_backward", &attention_sequence_backward,
              "AttentionSequence.backward's loop");
   module.def("attention_forward", &attention_forward,

@@ -13,8 +13,6 @@
 #include <torch/extension.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "lanes.h"
@@ -24,89 +22,6 @@ using at::Tensor;
 namespace {
 
 using namespace memrnn_lanes;
-
-template <typename T>
-struct Vec;
-template <>
-struct Vec<float> {
-  typedef Floats type;
-};
-template <>
-struct Vec<double> {
-  typedef Doubles type;
-};
-
-// Cephes' tanhf: an odd polynomial below 0.625, (1 - e) / (1 + e) with e = exp(-2|x|)
-// above; about 2 ulp.
-MEMRNN_INLINE Floats tanh_lanes(Floats x) {
-  const Floats a = x < 0 ? -x : x;
-  const Floats z = x * x;
-  Floats p = z * -5.70498872745e-3f + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
-  const Floats small = p * z * x + x;
-  const Floats e = exp_lanes(a * -2.0f);
-  const Floats large = (1.0f - e) / (1.0f + e);
-  return a < 0.625f ? small : (x < 0 ? -large : large);
-}
-
-// 1 / (1 + exp(-x)), through e = exp(-|x|) <= 1, which cannot overflow: 1 / (1 + e)
-// for x >= 0, e / (1 + e) below.
-MEMRNN_INLINE Floats sigmoid_lanes(Floats x) {
-  const Floats e = exp_lanes(x < 0 ? x : -x);
-  const Floats s = 1.0f / (1.0f + e);
-  return x < 0 ? e * s : s;
-}
-
-// Doubles, the tests' precision: the C library's, lane by lane.
-MEMRNN_INLINE Doubles tanh_lanes(Doubles x) {
-  for (int64_t l = 0; l < kLanes; ++l) x[l] = std::tanh(x[l]);
-  return x;
-}
-
-MEMRNN_INLINE Doubles sigmoid_lanes(Doubles x) {
-  for (int64_t l = 0; l < kLanes; ++l) x[l] = 1.0 / (1.0 + std::exp(-x[l]));
-  return x;
-}
-
-// `n` <= kLanes numbers from p as one block (the rest zero), and back.
-template <typename V, typename T>
-MEMRNN_INLINE V load(const T* p, int64_t n) {
-  V v = {};
-  if (n == kLanes) {
-    std::memcpy(&v, p, sizeof(V));
-  } else {
-    std::memcpy(&v, p, n * sizeof(T));
-  }
-  return v;
-}
-
-template <typename V, typename T>
-MEMRNN_INLINE void store(T* p, const V& v, int64_t n) {
-  if (n == kLanes) {
-    std::memcpy(p, &v, sizeof(V));
-  } else {
-    std::memcpy(p, &v, n * sizeof(T));
-  }
-}
-
-// Rows of a (rows, width) or (K, B, width) tensor whose rows lie `row` apart (each row
-// contiguous); null for an undefined tensor.
-template <typename T>
-struct Plane {
-  T* data;
-  int64_t row;
-  T* operator()(int64_t n) const { return data + n * row; }
-};
-
-template <typename T>
-Plane<T> plane(const Tensor& x) {
-  if (!x.defined()) return {nullptr, 0};
-  TORCH_CHECK(x.stride(-1) == 1 && (x.dim() == 2 || (x.dim() == 3 && x.stride(0) == x.size(1) * x.stride(1))),
-              "lstm.cpp: a plane of rows, each contiguous, was expected");
-  return {x.data_ptr<T>(), x.stride(-2)};
-}
 
 // One LSTM step (nn.LSTM's gate order i, f, g, o) of rows [begin, end) with r units,
 // from the pre-activations and c_{t-1} (null: zero): the gates after their sigmoid or
@@ -194,17 +109,12 @@ MEMRNN_CLONES void cell_backward(int64_t begin, int64_t end, int64_t r, Plane<T>
   }
 }
 
-// Enough rows per task that a thread's share is worth starting.
-constexpr int64_t kGrain = 64;
-
-int64_t rows_of(const Tensor& x) { return x.numel() / x.size(-1); }
-
 // The kernels over every row of their planes (tensors of K B rows; undefined: absent).
 void step_forward(const Tensor& pre, const Tensor& c_prev, const Tensor& act,
                   const Tensor& cell, const Tensor& tanh_c, const Tensor& state,
                   const Tensor& h) {
   const int64_t r = cell.size(-1);
-  at::parallel_for(0, rows_of(cell), kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, rows_of(cell), kRowGrain, [&](int64_t begin, int64_t end) {
     AT_DISPATCH_FLOATING_TYPES(pre.scalar_type(), "lstm_cell_forward", [&] {
       cell_forward<scalar_t>(begin, end, r, plane<scalar_t>(pre), plane<scalar_t>(c_prev),
                              plane<scalar_t>(act), plane<scalar_t>(cell),
@@ -218,7 +128,7 @@ void step_backward(const Tensor& d_h, const Tensor& d_h2, const Tensor& act,
                    const Tensor& tanh_c, const Tensor& c_prev, const Tensor& d_c,
                    const Tensor& d_gate, const Tensor& d_pre) {
   const int64_t r = tanh_c.size(-1);
-  at::parallel_for(0, rows_of(tanh_c), kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, rows_of(tanh_c), kRowGrain, [&](int64_t begin, int64_t end) {
     AT_DISPATCH_FLOATING_TYPES(act.scalar_type(), "lstm_cell_backward", [&] {
       cell_backward<scalar_t>(begin, end, r, plane<scalar_t>(d_h), plane<scalar_t>(d_h2),
                               plane<scalar_t>(act), plane<scalar_t>(tanh_c),

@@ -1,17 +1,18 @@
 """The compiled time loops of ``memrnn.models.controller.fused`` (``loops.cpp``), and of
 the grouped recurrences of ``memrnn.models.grouped_baselines`` and the grouped Stack-RNN;
-the grouped LSTM's and A-LSTM's loops with their cell's element-wise work (``lstm.cpp``);
-and the grouped Transformer's attention (``attention.cpp``, ``memrnn.models.attention``).
+the grouped LSTM's, A-LSTM's and GRU's loops with their cells' element-wise work
+(``lstm.cpp``, ``gru.cpp``); and the grouped Transformer's attention (``attention.cpp``,
+``memrnn.models.attention``).
 
 At the paper's sizes a training step of a Stack-LSTM makes some fifty small tensor
 operations per time step, and the Python interpreter's few microseconds per operation
 are about a sixth of the step on a CPU. ``loops.cpp`` runs the same loops from C++: the
 same ATen calls where ATen's rounding matters, plain loops with the same arithmetic
 elsewhere, and so the same numbers bit for bit (the tests compare the two on every kind
-of memory, cell and group), without the interpreter. ``lstm.cpp`` and ``attention.cpp``
-go further for the grouped models of the model-by-task matrix: their element-wise work
-and the attention are kernels of their own, which agree with the Python code to
-rounding, not bit for bit.
+of memory, cell and group), without the interpreter. ``lstm.cpp``, ``gru.cpp`` and
+``attention.cpp`` go further for the grouped models of the model-by-task matrix: their
+element-wise work and the attention are kernels of their own, which agree with the
+Python code to rounding, not bit for bit.
 
 It is compiled on first use with PyTorch's C++ extension tools (a C++ compiler is needed,
 such as ``g++``; ``ninja`` comes with memrnn) into a cache shared by every process of the
@@ -42,7 +43,9 @@ import torch
 from torch import Tensor
 
 SOURCE = Path(__file__).with_name("loops.cpp")  # it defines the module
-SOURCES = (SOURCE, SOURCE.with_name("lstm.cpp"), SOURCE.with_name("attention.cpp"))
+SOURCES = tuple(
+    SOURCE.with_name(name) for name in ("loops.cpp", "lstm.cpp", "gru.cpp", "attention.cpp")
+)
 HEADERS = (SOURCE.with_name("lanes.h"),)  # included by the sources: in the digest too
 # No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
 # -O3 vectorises the element-wise loops (the same arithmetic per element, in the same

@@ -1,15 +1,16 @@
-"""The grouped LSTM's and A-LSTM's compiled loops against the Python ones.
+"""The grouped LSTM's, A-LSTM's and GRU's compiled loops against the Python ones.
 
-A training step (forward, backward, Adam) of K LSTMs, Deep LSTMs (2 layers) and A-LSTMs
-(Ba et al. 2016) of the matrix's quick size (32 units, readout of 100) trained as one
-group (``memrnn.models.grouped``) on random tokens, and ``LSTMSequence`` alone (forward
-and backward), timed with the compiled loops (``lstm.cpp``: each step's cell one pass
-of its own, the products ATen's) and with the Python loops (ATen's operations, as where
-nothing compiles), in turns in one process. The two compute the same function, rounded
-differently (the tests compare them).
+A training step (forward, backward, Adam) of K LSTMs, Deep LSTMs (2 layers), A-LSTMs
+(Ba et al. 2016) and GRUs of the matrix's quick size (32 units) trained as one group
+(``memrnn.models.grouped``) on random tokens, and ``LSTMSequence`` and ``GRUSequence``
+alone (forward and backward), timed with the compiled loops (``lstm.cpp``, ``gru.cpp``:
+each step's cell one pass of its own, the products ATen's) and with the Python loops
+(ATen's operations, the GRU's under autograd, as where nothing compiles), in turns in
+one process. The two compute the same function, rounded differently (the tests compare
+them).
 
-    python benchmarks/lstm_cell.py                    # K = 8, B = 32, T = 21, one thread
-    python benchmarks/lstm_cell.py --steps 81 --threads 2
+    python benchmarks/cells.py                        # K = 8, B = 32, T = 21, one thread
+    python benchmarks/cells.py --steps 81 --threads 2
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from collections.abc import Callable
 import torch
 from attention import best_of
 
-from memrnn.models import AttentionLSTM, DeepLSTM, OneHotLSTM
+from memrnn.models import AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.controller.native import loops, python_loops
 from memrnn.models.grouped import Grouped
+from memrnn.models.grouped_gru import GRUSequence, gru_states
 from memrnn.models.grouped_lstm import LSTMSequence
 from memrnn.runner.allocator import keep_freed_memory
 
@@ -62,13 +64,23 @@ def main() -> None:
     xw = torch.randn(k, b, t_len, 4 * HIDDEN, requires_grad=True)
     w_hh = (torch.randn(k, 4 * HIDDEN, HIDDEN) / HIDDEN**0.5).requires_grad_()
     grad = torch.randn(k, b, t_len, HIDDEN)
+    gru_xw = torch.randn(k, b, t_len, 3 * HIDDEN, requires_grad=True)
+    gru_w = (torch.randn(k, HIDDEN, 3 * HIDDEN) / HIDDEN**0.5).requires_grad_()
+    gru_b = torch.randn(k, 1, 3 * HIDDEN, requires_grad=True)
+
+    def gru_alone() -> None:
+        run = GRUSequence.apply if loops(gru_xw) is not None else gru_states
+        run(gru_xw, gru_w, gru_b).backward(grad)
+
     rows = {
         "LSTM step": training_step(lambda: OneHotLSTM(VOCAB, VOCAB, HIDDEN), k, tokens),
         "Deep LSTM step": training_step(
             lambda: DeepLSTM(VOCAB, VOCAB, hidden_size=HIDDEN, layers=2), k, tokens
         ),
         "A-LSTM step": training_step(lambda: AttentionLSTM(VOCAB, VOCAB, HIDDEN), k, tokens),
+        "GRU step": training_step(lambda: GRUNetwork(VOCAB, VOCAB, HIDDEN), k, tokens),
         "LSTMSequence fwd + bwd": lambda: LSTMSequence.apply(xw, w_hh).backward(grad),
+        "GRUSequence fwd + bwd": gru_alone,
     }
     print(f"K = {k}, B = {b}, T = {t_len}, {args.threads} thread(s); "
           f"ms, best of {args.rounds} rounds of {args.repeats}")  # fmt: skip

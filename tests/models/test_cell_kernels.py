@@ -1,5 +1,6 @@
-"""The grouped LSTM's and A-LSTM's compiled loops (``lstm.cpp``): their sigmoid and tanh,
-and the loops against the Python ones (ATen's operations) to rounding."""
+"""The grouped LSTM's, A-LSTM's and GRU's compiled loops (``lstm.cpp``, ``gru.cpp``):
+their sigmoid and tanh (``lanes.h``), and the loops against the Python ones (ATen's
+operations) to rounding."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from torch import Tensor
 
 from memrnn.models.controller.native import loops, python_loops
 from memrnn.models.grouped_baselines import AttentionSequence
+from memrnn.models.grouped_gru import GRUSequence, gru_states
 from memrnn.models.grouped_lstm import LSTMSequence
 
 pytestmark = pytest.mark.skipif(loops(torch.zeros(())) is None, reason="no compiled loops")
@@ -113,7 +115,7 @@ def test_the_alstm_loops_agree_with_the_python_ones(shape: tuple[int, int, int, 
         torch.testing.assert_close(got, want, **TOLERANCE[dtype], msg=name)
 
 
-def test_the_thread_count_changes_no_number() -> None:
+def test_the_lstm_loops_change_no_number_with_the_thread_count() -> None:
     case = _lstm_case(8, 32, 7, 32, torch.float32)  # 256 rows: more than one task's share
     threads = torch.get_num_threads()
     try:
@@ -140,3 +142,59 @@ def test_strided_inputs_and_gradients() -> None:
     strided = [x.transpose(0, 1).contiguous().transpose(0, 1) for x in (xw, w_hh, grad)]
     for got, want in zip(_lstm(*strided), _lstm(xw, w_hh, grad), strict=True):
         assert torch.equal(got, want)
+
+
+def _gru_case(k: int, b: int, t_len: int, r: int, dtype: torch.dtype,
+              seed: int = 0) -> list[Tensor]:  # fmt: skip
+    """xw (K, B, T, 3R), w_hh (K, R, 3R), b_hh (K, 1, 3R) and dL/dh_t, some gates
+    saturated."""
+    gen = torch.Generator().manual_seed(seed)
+
+    def rand(*size: int, scale: float = 1.0) -> Tensor:
+        return scale * torch.randn(*size, dtype=dtype, generator=gen)
+
+    return [rand(k, b, t_len, 3 * r, scale=3.0), rand(k, r, 3 * r, scale=r**-0.5),
+            rand(k, 1, 3 * r), rand(k, b, t_len, r)]  # fmt: skip
+
+
+def _gru(run: object, xw: Tensor, w_hh: Tensor, b_hh: Tensor, grad: Tensor) -> list[Tensor]:
+    leaves = [x.clone().requires_grad_() for x in (xw, w_hh, b_hh)]
+    out = run(*leaves)  # type: ignore[operator]
+    out.backward(grad)
+    return [out.detach(), *(x.grad for x in leaves if x.grad is not None)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_gru_loops_agree_with_autograds(shape: tuple[int, int, int, int],
+                                            dtype: torch.dtype) -> None:  # fmt: skip
+    case = _gru_case(*shape, dtype)
+    compiled, reference = _gru(GRUSequence.apply, *case), _gru(gru_states, *case)
+    names = ("states", "d xw", "d w_hh", "d b_hh")
+    for name, got, want in zip(names, compiled, reference, strict=True):
+        torch.testing.assert_close(got, want, **TOLERANCE[dtype], msg=name)
+
+
+def test_the_gru_sequence_backward_is_the_gradient() -> None:
+    xw, w_hh, b_hh, _ = _gru_case(2, 3, 4, 2, torch.float64, seed=1)
+    leaves = tuple(x.requires_grad_() for x in (xw, w_hh, b_hh))
+    assert torch.autograd.gradcheck(GRUSequence.apply, leaves)
+
+
+def test_the_gru_loops_change_no_number_with_the_thread_count() -> None:
+    case = _gru_case(8, 32, 7, 32, torch.float32)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = _gru(GRUSequence.apply, *case)
+        torch.set_num_threads(2)
+        two = _gru(GRUSequence.apply, *case)
+    finally:
+        torch.set_num_threads(threads)
+    assert all(torch.equal(a, b) for a, b in zip(one, two, strict=True))
+
+
+def test_the_gru_sequence_needs_the_compiled_loops() -> None:
+    xw, w_hh, b_hh, _ = _gru_case(1, 2, 3, 4, torch.float32)
+    with python_loops(), pytest.raises(RuntimeError, match="needs the compiled loops"):
+        GRUSequence.apply(xw, w_hh, b_hh)
