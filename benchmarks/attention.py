@@ -42,11 +42,14 @@ def best_of(run: Callable[[], object], repeats: int, rounds: int) -> float:
     return min(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def group_arguments(doc: str, steps: int) -> argparse.Namespace:
+    """The command line of a benchmark of one group of K members (``doc`` its module's
+    docstring, ``steps`` the default T), with the process set up as the runner's are and
+    the compiled loops built."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--members", type=int, default=8, help="K, runs in the group")
     parser.add_argument("--batch", type=int, default=32, help="B, sequences a member")
-    parser.add_argument("--steps", type=int, default=23, help="T, sequence length")
+    parser.add_argument("--steps", type=int, default=steps, help="T, sequence length")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
@@ -56,6 +59,11 @@ def main() -> None:
     if loops(torch.zeros(())) is None:
         raise SystemExit("the compiled loops could not be built; nothing to compare")
     torch.manual_seed(0)
+    return args
+
+
+def main() -> None:
+    args = group_arguments(__doc__, steps=23)
     members = [CausalTransformer(10, 10, 32, 2, 4, 64, dropout=0.0) for _ in range(args.members)]
     group = Grouped(members)
     optimizer = torch.optim.Adam(group.parameters(), lr=1e-3)

@@ -15,18 +15,16 @@ them).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
 import torch
-from attention import best_of
+from attention import best_of, group_arguments
 
 from memrnn.models import AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
 from memrnn.models.controller.native import loops, python_loops
 from memrnn.models.grouped import Grouped
 from memrnn.models.grouped_gru import GRUSequence, gru_states
 from memrnn.models.grouped_lstm import LSTMSequence
-from memrnn.runner.allocator import keep_freed_memory
 
 VOCAB, HIDDEN = 10, 32
 
@@ -46,19 +44,7 @@ def training_step(build: Callable[[], torch.nn.Module], k: int, tokens: torch.Te
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--members", type=int, default=8, help="K, runs in the group")
-    parser.add_argument("--batch", type=int, default=32, help="B, sequences a member")
-    parser.add_argument("--steps", type=int, default=21, help="T, sequence length")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    keep_freed_memory()  # as the runner's processes do
-    if loops(torch.zeros(())) is None:
-        raise SystemExit("the compiled loops could not be built; nothing to compare")
-    torch.manual_seed(0)
+    args = group_arguments(__doc__, steps=21)
     k, b, t_len = args.members, args.batch, args.steps
     tokens = torch.randint(0, VOCAB, (k, b, t_len))
     xw = torch.randn(k, b, t_len, 4 * HIDDEN, requires_grad=True)

@@ -52,12 +52,9 @@ MEMRNN_CLONES void step_forward(int64_t begin, int64_t end, int64_t r, Plane<T> 
                                 Plane<T> g, Plane<T> gate, Plane<T> hn, Plane<T> state,
                                 Plane<T> h) {
   typedef typename Vec<T>::type V;
-  const int64_t whole = r / kLanes * kLanes;
-  for (int64_t row = begin; row < end; ++row) {
-    for (int64_t j = 0; j < whole; j += kLanes)
-      step_lanes<T, V>(row, j, kLanes, r, x, g, gate, hn, state, h);
-    if (whole < r) step_lanes<T, V>(row, whole, r - whole, r, x, g, gate, hn, state, h);
-  }
+  over_blocks(begin, end, r, [&](int64_t row, int64_t j, int64_t n) MEMRNN_ALWAYS {
+    step_lanes<T, V>(row, j, n, r, x, g, gate, hn, state, h);
+  });
 }
 
 // One GRU step back, units j .. j + n - 1 of a row: from dL/dh_t (d_state plus the carry
@@ -91,13 +88,9 @@ MEMRNN_CLONES void step_backward(int64_t begin, int64_t end, int64_t r, Plane<T>
                                  Plane<T> gate, Plane<T> hn, Plane<T> before, Plane<T> d_h,
                                  Plane<T> d_x, Plane<T> d_g) {
   typedef typename Vec<T>::type V;
-  const int64_t whole = r / kLanes * kLanes;
-  for (int64_t row = begin; row < end; ++row) {
-    for (int64_t j = 0; j < whole; j += kLanes)
-      back_lanes<T, V>(row, j, kLanes, r, d_state, gate, hn, before, d_h, d_x, d_g);
-    if (whole < r)
-      back_lanes<T, V>(row, whole, r - whole, r, d_state, gate, hn, before, d_h, d_x, d_g);
-  }
+  over_blocks(begin, end, r, [&](int64_t row, int64_t j, int64_t n) MEMRNN_ALWAYS {
+    back_lanes<T, V>(row, j, n, r, d_state, gate, hn, before, d_h, d_x, d_g);
+  });
 }
 
 Tensor at_step(const Tensor& x, int64_t t) { return x.select(2, t); }

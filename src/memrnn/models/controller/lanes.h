@@ -21,7 +21,8 @@ namespace memrnn_lanes {
 #define MEMRNN_CLONES
 #endif
 
-#define MEMRNN_INLINE inline __attribute__((always_inline))
+#define MEMRNN_ALWAYS __attribute__((always_inline))  // on lambdas too
+#define MEMRNN_INLINE inline MEMRNN_ALWAYS
 
 constexpr int64_t kLanes = 8;
 
@@ -134,6 +135,18 @@ Plane<T> plane(const at::Tensor& x) {
   const bool rows = x.dim() == 2 || (x.dim() == 3 && x.stride(0) == x.size(1) * x.stride(1));
   TORCH_CHECK(rows && x.stride(-1) == 1, "lanes.h: rows, each contiguous, were expected");
   return {x.data_ptr<T>(), x.stride(-2)};
+}
+
+// block(row, j, n) for each block of units j .. j + n - 1 of rows [begin, end) of r units:
+// n = kLanes, but for a shorter last block, which gets a call of its own so that the
+// whole blocks' loads and stores are of constant size.
+template <typename F>
+MEMRNN_INLINE void over_blocks(int64_t begin, int64_t end, int64_t r, F block) {
+  const int64_t whole = r / kLanes * kLanes;
+  for (int64_t row = begin; row < end; ++row) {
+    for (int64_t j = 0; j < whole; j += kLanes) block(row, j, kLanes);
+    if (whole < r) block(row, whole, r - whole);
+  }
 }
 
 // Rows of a (rows, width) tensor (or (K, B, width), K B rows): how many.

@@ -56,13 +56,9 @@ MEMRNN_CLONES void cell_forward(int64_t begin, int64_t end, int64_t r, Plane<T> 
                                 Plane<T> c_prev, Plane<T> act, Plane<T> cell, Plane<T> tanh_c,
                                 Plane<T> state, Plane<T> h) {
   typedef typename Vec<T>::type V;
-  const int64_t whole = r / kLanes * kLanes;
-  for (int64_t row = begin; row < end; ++row) {
-    for (int64_t j = 0; j < whole; j += kLanes)
-      cell_lanes<T, V>(row, j, kLanes, r, pre, c_prev, act, cell, tanh_c, state, h);
-    if (whole < r)
-      cell_lanes<T, V>(row, whole, r - whole, r, pre, c_prev, act, cell, tanh_c, state, h);
-  }
+  over_blocks(begin, end, r, [&](int64_t row, int64_t j, int64_t n) MEMRNN_ALWAYS {
+    cell_lanes<T, V>(row, j, n, r, pre, c_prev, act, cell, tanh_c, state, h);
+  });
 }
 
 // One LSTM step back for rows [begin, end): from dL/dh_t (d_h, plus d_h2 where not null)
@@ -98,15 +94,9 @@ MEMRNN_CLONES void cell_backward(int64_t begin, int64_t end, int64_t r, Plane<T>
                                  Plane<T> c_prev, Plane<T> d_c, Plane<T> d_gate,
                                  Plane<T> d_pre) {
   typedef typename Vec<T>::type V;
-  const int64_t whole = r / kLanes * kLanes;
-  for (int64_t row = begin; row < end; ++row) {
-    for (int64_t j = 0; j < whole; j += kLanes)
-      cell_back_lanes<T, V>(row, j, kLanes, r, d_h, d_h2, act, tanh_c, c_prev, d_c, d_gate,
-                            d_pre);
-    if (whole < r)
-      cell_back_lanes<T, V>(row, whole, r - whole, r, d_h, d_h2, act, tanh_c, c_prev, d_c,
-                            d_gate, d_pre);
-  }
+  over_blocks(begin, end, r, [&](int64_t row, int64_t j, int64_t n) MEMRNN_ALWAYS {
+    cell_back_lanes<T, V>(row, j, n, r, d_h, d_h2, act, tanh_c, c_prev, d_c, d_gate, d_pre);
+  });
 }
 
 // The kernels over every row of their planes (tensors of K B rows; undefined: absent).
