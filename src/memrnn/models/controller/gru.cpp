@@ -93,8 +93,6 @@ MEMRNN_CLONES void step_backward(int64_t begin, int64_t end, int64_t r, Plane<T>
   });
 }
 
-Tensor at_step(const Tensor& x, int64_t t) { return x.select(2, t); }
-
 }  // namespace
 
 // GRUSequence: xw (K, B, T, 3R) the input pre-activations (b_ih included), w_hh
@@ -136,7 +134,7 @@ std::vector<Tensor> gru_sequence_backward(const Tensor& d_states_in, const Tenso
   const Tensor d_h = at::zeros({k, batch, r}, states.options());
   const Tensor w_t = w_hh.mT();
   for (int64_t t = steps - 1; t >= 0; --t) {
-    const Tensor before = t > 0 ? at_step(states, t - 1) : Tensor();
+    const Tensor before = before_step(states, t);
     at::parallel_for(0, k * batch, kRowGrain, [&](int64_t begin, int64_t end) {
       AT_DISPATCH_FLOATING_TYPES(states.scalar_type(), "gru_step_backward", [&] {
         step_backward<scalar_t>(begin, end, r, plane<scalar_t>(at_step(d_states, t)),

@@ -152,6 +152,12 @@ MEMRNN_INLINE void over_blocks(int64_t begin, int64_t end, int64_t r, F block) {
 // Rows of a (rows, width) tensor (or (K, B, width), K B rows): how many.
 inline int64_t rows_of(const at::Tensor& x) { return x.numel() / x.size(-1); }
 
+// Step t of a (K, B, T, .) tensor, and step t - 1's (undefined at t = 0).
+inline at::Tensor at_step(const at::Tensor& x, int64_t t) { return x.select(2, t); }
+inline at::Tensor before_step(const at::Tensor& x, int64_t t) {
+  return t > 0 ? x.select(2, t - 1) : at::Tensor();
+}
+
 // Enough rows per task that a thread's share is worth starting.
 constexpr int64_t kRowGrain = 64;
 

@@ -128,10 +128,6 @@ void step_backward(const Tensor& d_h, const Tensor& d_h2, const Tensor& act,
   });
 }
 
-// Step t of a (K, B, T, .) tensor, and step t - 1's (undefined at t = 0).
-Tensor at_step(const Tensor& x, int64_t t) { return x.select(2, t); }
-Tensor before_step(const Tensor& x, int64_t t) { return t > 0 ? x.select(2, t - 1) : Tensor(); }
-
 }  // namespace
 
 // LSTMSequence: xw (K, B, T, 4R) the input pre-activations, w_hh (K, 4R, R) -> the states,
