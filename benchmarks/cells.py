@@ -1,13 +1,15 @@
-"""The grouped LSTM's, A-LSTM's and GRU's compiled loops against the Python ones.
+"""The grouped LSTM's, A-LSTM's, GRU's and memory LSTMs' compiled loops against the
+Python ones.
 
 A training step (forward, backward, Adam) of K LSTMs, Deep LSTMs (2 layers), A-LSTMs
-(Ba et al. 2016) and GRUs of the matrix's quick size (32 units) trained as one group
+(Ba et al. 2016), GRUs, Stack-LSTMs and DeQue-LSTMs (Grefenstette et al. 2015) of the
+matrix's quick size (32 units, values of 16) trained as one group
 (``memrnn.models.grouped``) on random tokens, and ``LSTMSequence`` and ``GRUSequence``
-alone (forward and backward), timed with the compiled loops (``lstm.cpp``, ``gru.cpp``:
-each step's cell one pass of its own, the products ATen's) and with the Python loops
-(ATen's operations, the GRU's under autograd, as where nothing compiles), in turns in
-one process. The two compute the same function, rounded differently (the tests compare
-them).
+alone (forward and backward), timed with the compiled loops (``lstm.cpp``, ``gru.cpp``,
+``reads.cpp``: each step's cell one pass of its own, the memory's reads one pass each,
+the products ATen's) and with the Python loops (ATen's operations, the GRU's under
+autograd, as where nothing compiles), in turns in one process. The two compute the same
+function, rounded differently (the tests compare them).
 
     python benchmarks/cells.py                        # K = 8, B = 32, T = 21, one thread
     python benchmarks/cells.py --steps 81 --threads 2
@@ -20,7 +22,7 @@ from collections.abc import Callable
 import torch
 from attention import best_of, group_arguments
 
-from memrnn.models import AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
+from memrnn.models import AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM, build_model
 from memrnn.models.controller.native import loops, python_loops
 from memrnn.models.grouped import Grouped
 from memrnn.models.grouped_gru import GRUSequence, gru_states
@@ -65,6 +67,12 @@ def main() -> None:
         ),
         "A-LSTM step": training_step(lambda: AttentionLSTM(VOCAB, VOCAB, HIDDEN), k, tokens),
         "GRU step": training_step(lambda: GRUNetwork(VOCAB, VOCAB, HIDDEN), k, tokens),
+        "Stack-LSTM step": training_step(
+            lambda: build_model("stack_lstm", VOCAB, VOCAB, hidden_size=HIDDEN), k, tokens
+        ),
+        "DeQue-LSTM step": training_step(
+            lambda: build_model("deque_lstm", VOCAB, VOCAB, hidden_size=HIDDEN), k, tokens
+        ),
         "LSTMSequence fwd + bwd": lambda: LSTMSequence.apply(xw, w_hh).backward(grad),
         "GRUSequence fwd + bwd": gru_alone,
     }

@@ -55,13 +55,14 @@ def build_at(revision: str, scratch: Path) -> SimpleNamespace:
     from torch.utils import cpp_extension
 
     sources = []
-    for path in native.SOURCES:
+    for path in native.SOURCES + native.HEADERS:
         relative = path.relative_to(ROOT).as_posix()
         shown = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=ROOT,
                                capture_output=True, text=True)  # fmt: skip
-        if shown.returncode == 0:  # a source added later is not there
+        if shown.returncode == 0:  # a file added later is not there
             (scratch / path.name).write_text(shown.stdout)
-            sources.append(str(scratch / path.name))
+            if path in native.SOURCES:
+                sources.append(str(scratch / path.name))
     name = "memrnn_loops_at_" + "".join(c if c.isalnum() else "_" for c in revision)
     module: ModuleType = cpp_extension.load(name, sources, build_directory=str(scratch),
                                             extra_cflags=list(native.FLAGS))  # fmt: skip

@@ -22,6 +22,26 @@ using at::Tensor;
 using Lines = std::vector<std::pair<int64_t, int64_t>>;
 using Maybe = std::optional<Tensor>;  // None in Python: a tensor the model does not have
 
+// K members at once (k > 0) take the LSTM cell of lstm.cpp and the reads of reads.cpp,
+// which round differently from ATen's calls; one controller keeps ATen's, bit for bit.
+namespace memrnn_lstm {
+void step_forward(const Tensor& pre, const Tensor& c_prev, const Tensor& act,
+                  const Tensor& cell, const Tensor& tanh_c, const Tensor& state,
+                  const Tensor& h);
+void step_backward(const Tensor& d_h, const Tensor& d_h2, const Tensor& act,
+                   const Tensor& tanh_c, const Tensor& c_prev, const Tensor& d_c,
+                   const Tensor& d_gate, const Tensor& d_pre);
+}  // namespace memrnn_lstm
+
+namespace memrnn_reads {
+void read(const Tensor& out, const Tensor& w, const Tensor& values, int64_t lo, int64_t hi);
+void read_weight_grad(const Tensor& d_w, const Tensor& d_r, const Tensor& values, int64_t lo,
+                      int64_t hi);
+void add_value_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, int64_t lo,
+                    int64_t hi);
+void tanh_columns(const Tensor& x, int64_t width);
+}  // namespace memrnn_reads
+
 namespace {
 
 Tensor given(const Maybe& x) { return x.has_value() ? *x : Tensor(); }
@@ -395,7 +415,10 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
   }
   for (int64_t t = 0; t < steps; ++t) {
     const Tensor h = hs[t];
-    if (lstm) {
+    if (lstm && k > 0) {
+      addmm_into(z, xw_t[t], rh[t], w_rec_t, k);
+      memrnn_lstm::step_forward(z, cells[t], acts[t], cells[t + 1], tanh_c[t], h, Tensor());
+    } else if (lstm) {
       const Tensor a = acts[t];
       addmm_into(z, xw_t[t], rh[t], w_rec_t, k);
       at::sigmoid_out(into(a), z);
@@ -414,7 +437,11 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
     }
     const Tensor q = q_all[t];
     addmm_into(q, b_q, p, w_q_t, k);
-    q.slice(1, 0, em).tanh_();
+    if (k > 0) {
+      memrnn_reads::tanh_columns(q, em);
+    } else {
+      q.slice(1, 0, em).tanh_();
+    }
     const Tensor gates = q.slice(1, em);
     if (noise.defined()) gates.add_(noise.select(1, t));
     gates.sigmoid_();
@@ -431,8 +458,12 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
       values.select(1, pushed[end]).copy_(q.slice(1, end * m, (end + 1) * m));
     }
     const int64_t lo = windows[t].first, hi = windows[t].second;
-    read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo), k,
-         rh[t + 1].slice(1, 0, em));
+    if (k > 0) {
+      memrnn_reads::read(rh[t + 1].slice(1, 0, em), weights[t], values, lo, hi);
+    } else {
+      read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo), k,
+           rh[t + 1].slice(1, 0, em));
+    }
   }
 }
 
@@ -462,8 +493,15 @@ std::vector<Tensor> backward_loop(
   std::vector<int64_t> columns(e);  // the column of d_s each end pushed to at step t
   const Tensor grad_push = d_q.slice(2, em, em + e), grad_pop = d_q.slice(2, em + e);
   for (int64_t t = steps - 1; t >= 0; --t) {
-    bmm_into(d_w, d_r, values_t, false);
-    add_read_grad(d_values, weights_b[t], d_r, k);
+    const int64_t lo = windows[t].first, hi = windows[t].second;
+    if (k > 0) {  // only the rows written so far: memory_backward reads no other
+      memrnn_reads::read_weight_grad(d_w, d_r, values_t.transpose(1, 2), lo, hi);
+      memrnn_reads::add_value_grad(d_values, weights_b[t], d_r, reversed ? n - hi : lo,
+                                   reversed ? n - lo : hi);
+    } else {
+      bmm_into(d_w, d_r, values_t, false);
+      add_read_grad(d_values, weights_b[t], d_r, k);
+    }
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;
       columns[end] = reversed ? n - 1 - row : row;
@@ -471,7 +509,7 @@ std::vector<Tensor> backward_loop(
     AT_DISPATCH_FLOATING_TYPES(d_s.scalar_type(), "memory_backward", [&] {
       memory_backward<scalar_t>(d_s, d_w, reversed, strengths[t], strengths[t + 1], q_all[t],
                                 em, reach, grad_push[t], grad_pop[t], ends_high, from_high,
-                                columns, windows[t].first, windows[t].second);
+                                columns, lo, hi);
     });
 
     for (int64_t end = 0; end < e; ++end) {
@@ -489,13 +527,18 @@ std::vector<Tensor> backward_loop(
       d_h.add_(d_p);
     }
     const Tensor dz = d_z[t];
-    AT_DISPATCH_FLOATING_TYPES(dz.scalar_type(), "cell_backward", [&] {
-      if (d_c.defined()) {
-        lstm_backward<scalar_t>(d_h, d_c, dz, acts[t], cells[t], tanh_c[t], o_tanh, hid);
-      } else {
-        elman_backward<scalar_t>(d_h, dz, acts[t]);
-      }
-    });
+    if (d_c.defined() && k > 0) {
+      memrnn_lstm::step_backward(d_h, Tensor(), acts[t], tanh_c[t], cells[t], d_c, dz,
+                                 Tensor());
+    } else {
+      AT_DISPATCH_FLOATING_TYPES(dz.scalar_type(), "cell_backward", [&] {
+        if (d_c.defined()) {
+          lstm_backward<scalar_t>(d_h, d_c, dz, acts[t], cells[t], tanh_c[t], o_tanh, hid);
+        } else {
+          elman_backward<scalar_t>(d_h, dz, acts[t]);
+        }
+      });
+    }
     const Tensor d_rh = mm(dz, w_rec, k);
     d_r = d_rh.slice(1, 0, em).unflatten(1, {e, m});
     d_h = d_rh.slice(1, em);

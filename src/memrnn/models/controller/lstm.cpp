@@ -99,7 +99,12 @@ MEMRNN_CLONES void cell_backward(int64_t begin, int64_t end, int64_t r, Plane<T>
   });
 }
 
-// The kernels over every row of their planes (tensors of K B rows; undefined: absent).
+}  // namespace
+
+// The kernels over every row of their planes (tensors of K B rows; undefined: absent);
+// loops.cpp's memory-augmented LSTMs use them too.
+namespace memrnn_lstm {
+
 void step_forward(const Tensor& pre, const Tensor& c_prev, const Tensor& act,
                   const Tensor& cell, const Tensor& tanh_c, const Tensor& state,
                   const Tensor& h) {
@@ -128,7 +133,10 @@ void step_backward(const Tensor& d_h, const Tensor& d_h2, const Tensor& act,
   });
 }
 
-}  // namespace
+}  // namespace memrnn_lstm
+
+using memrnn_lstm::step_backward;
+using memrnn_lstm::step_forward;
 
 // LSTMSequence: xw (K, B, T, 4R) the input pre-activations, w_hh (K, 4R, R) -> the states,
 // and the gates, cells and their tanh of every step, each (K, B, T, .).

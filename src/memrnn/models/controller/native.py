@@ -44,7 +44,8 @@ from torch import Tensor
 
 SOURCE = Path(__file__).with_name("loops.cpp")  # it defines the module
 SOURCES = tuple(
-    SOURCE.with_name(name) for name in ("loops.cpp", "lstm.cpp", "gru.cpp", "attention.cpp")
+    SOURCE.with_name(name)
+    for name in ("loops.cpp", "lstm.cpp", "gru.cpp", "attention.cpp", "reads.cpp")
 )
 HEADERS = (SOURCE.with_name("lanes.h"),)  # included by the sources: in the digest too
 # No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
