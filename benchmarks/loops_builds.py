@@ -13,7 +13,10 @@ ratio are printed. Two workloads:
   10 symbols, Adam), as one run of ``batched_runs.py``;
 - ``quick``: a training step of Grefenstette et al.'s (2015) quick profile (a Stack-,
   Queue- or DeQue-LSTM of hidden 64 and memory width 64 on reversal at its longest
-  training lengths, batch 32, Adam), the run's own batches and loss.
+  training lengths, batch 32, Adam), the run's own batches and loss;
+- ``group``: a training step of K Stack-, Queue- or DeQue-LSTMs of the matrix's quick
+  size (32 units) trained as one group (``memrnn.models.grouped``), on random tokens of
+  ``--length`` steps, Adam.
 
 The loops' Python side is this checkout's. An older file whose loop takes fewer
 arguments is called with the leading ones (its ``backward_loop`` took no windows before
@@ -23,6 +26,7 @@ the arguments is an error.
     python benchmarks/loops_builds.py --against HEAD~1 --work cell --batch 32
     python benchmarks/loops_builds.py --against HEAD~2 --work paper --threads 2 --rounds 8
     python benchmarks/loops_builds.py --against HEAD~1 --work quick --memory deque
+    python benchmarks/loops_builds.py --against HEAD~1 --work group --memory queue --length 31
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ import torch.nn.functional as F
 from batched_runs import _members, one_after_another
 
 from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, TransductionRun
+from memrnn.models import build_model
 from memrnn.models.controller import native
+from memrnn.models.grouped import Grouped
 from memrnn.models.transducer import MemoryAugmentedLSTM
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,14 +128,35 @@ def quick_steps(rounds_of: int, memory: str) -> Callable[[], None]:
     return work
 
 
+def group_steps(rounds_of: int, memory: str, members: int, batch: int,
+                length: int) -> Callable[[], None]:  # fmt: skip
+    """``rounds_of`` training steps of ``members`` memory LSTMs of 32 units as one group."""
+    torch.manual_seed(0)
+    group = Grouped([build_model(f"{memory}_lstm", 10, 10, hidden_size=32)
+                     for _ in range(members)])  # fmt: skip
+    optimizer = torch.optim.Adam(group.parameters(), lr=1e-3)
+    tokens = torch.randint(0, 10, (members, batch, length))
+
+    def work() -> None:
+        for _ in range(rounds_of):
+            optimizer.zero_grad(set_to_none=True)
+            group(tokens).square().mean().backward()
+            optimizer.step()
+
+    return work
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, help="git revision of the other build")
-    parser.add_argument("--work", choices=("paper", "cell", "quick"), default="cell")
-    parser.add_argument("--batch", type=int, default=32, help="the cell's batch")
+    parser.add_argument("--work", choices=("paper", "cell", "quick", "group"), default="cell")
+    parser.add_argument("--batch", type=int, default=32, help="the cell's or a member's batch")
     parser.add_argument("--memory", choices=("stack", "queue", "deque"), default="stack",
-                        help="the quick run's memory")  # fmt: skip
-    parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40, quick 10)")
+                        help="the quick run's or the group's memory")  # fmt: skip
+    parser.add_argument("--members", type=int, default=8, help="the group's K")
+    parser.add_argument("--length", type=int, default=21, help="the group's T")
+    parser.add_argument("--steps", type=int,
+                        help="steps a round (paper 5, cell 40, quick 10, group 10)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
@@ -139,11 +166,13 @@ def main() -> None:
         raise SystemExit("the compiled loops could not be built here (see the warning)")
     with tempfile.TemporaryDirectory() as scratch:
         builds = {args.against: build_at(args.against, Path(scratch)), "this checkout": current}
-        steps = args.steps or {"paper": 5, "cell": 40, "quick": 10}[args.work]
+        steps = args.steps or {"paper": 5, "cell": 40, "quick": 10, "group": 10}[args.work]
         if args.work == "paper":
             work = paper_step(steps)
         elif args.work == "quick":
             work = quick_steps(steps, args.memory)
+        elif args.work == "group":
+            work = group_steps(steps, args.memory, args.members, args.batch, args.length)
         else:
             work = cell_steps(steps, args.batch)
         times: dict[str, list[float]] = {name: [] for name in builds}
@@ -157,7 +186,10 @@ def main() -> None:
                     times[name].append(time.perf_counter() - started)
         native._built[:] = [current]
     medians = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
-    work_name = f"{args.work} ({args.memory})" if args.work == "quick" else args.work
+    work_name = {
+        "quick": f"quick ({args.memory})",
+        "group": f"group of {args.members} ({args.memory}, B = {args.batch}, T = {args.length})",
+    }.get(args.work, args.work)
     print(f"{work_name}, {steps} steps a round, {args.rounds} rounds, {args.threads} thread(s)")
     for name, median in medians.items():
         print(f"{name:>16s}: median {median:.3f} s a round")

@@ -118,6 +118,16 @@ MEMRNN_CLONES void tanh_rows(int64_t begin, int64_t end, int64_t width, Plane<T>
   });
 }
 
+// kernel(begin, end, T()) for the rows [begin, end) of the batch, split among threads, T
+// the floating type of x.
+template <typename F>
+void over_rows(const Tensor& x, const F& kernel) {
+  at::parallel_for(0, x.size(0), kRowGrain, [&](int64_t begin, int64_t end) {
+    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "memory_reads",
+                               [&] { kernel(begin, end, scalar_t()); });
+  });
+}
+
 }  // namespace
 
 namespace memrnn_reads {
@@ -126,12 +136,10 @@ namespace memrnn_reads {
 // values (B, n, m), over the memory's rows [lo, hi).
 void read(const Tensor& out, const Tensor& w, const Tensor& values, int64_t lo, int64_t hi) {
   const int64_t m = values.size(2), ends = w.size(0);
-  at::parallel_for(0, values.size(0), kRowGrain, [&](int64_t begin, int64_t end) {
-    AT_DISPATCH_FLOATING_TYPES(values.scalar_type(), "memory_read", [&] {
-      read_rows<scalar_t>(begin, end, ends, m, lo, hi,
-                          rows3<scalar_t>(out.unflatten(1, {ends, m}), "out"),
-                          rows3<scalar_t>(w, "w"), rows3<scalar_t>(values, "values"));
-    });
+  over_rows(values, [&](int64_t begin, int64_t end, auto type) {
+    using T = decltype(type);
+    read_rows<T>(begin, end, ends, m, lo, hi, rows3<T>(out.unflatten(1, {ends, m}), "out"),
+                 rows3<T>(w, "w"), rows3<T>(values, "values"));
   });
 }
 
@@ -140,13 +148,10 @@ void read(const Tensor& out, const Tensor& w, const Tensor& values, int64_t lo, 
 void read_weight_grad(const Tensor& d_w, const Tensor& d_r, const Tensor& values, int64_t lo,
                       int64_t hi) {
   const int64_t m = values.size(2), ends = d_r.size(1);
-  at::parallel_for(0, values.size(0), kRowGrain, [&](int64_t begin, int64_t end) {
-    AT_DISPATCH_FLOATING_TYPES(values.scalar_type(), "memory_read_weight_grad", [&] {
-      read_weight_grad_rows<scalar_t>(begin, end, ends, m, lo, hi,
-                                      rows3<scalar_t>(d_w, "d_w"),
-                                      rows3<scalar_t>(d_r, "d_r"),
-                                      rows3<scalar_t>(values, "values"));
-    });
+  over_rows(values, [&](int64_t begin, int64_t end, auto type) {
+    using T = decltype(type);
+    read_weight_grad_rows<T>(begin, end, ends, m, lo, hi, rows3<T>(d_w, "d_w"),
+                             rows3<T>(d_r, "d_r"), rows3<T>(values, "values"));
   });
 }
 
@@ -155,22 +160,18 @@ void read_weight_grad(const Tensor& d_w, const Tensor& d_r, const Tensor& values
 void add_value_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, int64_t lo,
                     int64_t hi) {
   const int64_t m = d_values.size(2), ends = w.size(0);
-  at::parallel_for(0, d_values.size(0), kRowGrain, [&](int64_t begin, int64_t end) {
-    AT_DISPATCH_FLOATING_TYPES(d_values.scalar_type(), "memory_value_grad", [&] {
-      value_grad_rows<scalar_t>(begin, end, ends, m, lo, hi,
-                                rows3<scalar_t>(d_values, "d_values"),
-                                rows3<scalar_t>(w, "w"),
-                                rows3<scalar_t>(d_r, "d_r"));
-    });
+  over_rows(d_values, [&](int64_t begin, int64_t end, auto type) {
+    using T = decltype(type);
+    value_grad_rows<T>(begin, end, ends, m, lo, hi, rows3<T>(d_values, "d_values"),
+                       rows3<T>(w, "w"), rows3<T>(d_r, "d_r"));
   });
 }
 
 // x[:, :width] = tanh(x[:, :width]) in place, x (B, >= width) with contiguous rows.
 void tanh_columns(const Tensor& x, int64_t width) {
-  at::parallel_for(0, x.size(0), kRowGrain, [&](int64_t begin, int64_t end) {
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "memory_values_tanh", [&] {
-      tanh_rows<scalar_t>(begin, end, width, plane<scalar_t>(x));
-    });
+  over_rows(x, [&](int64_t begin, int64_t end, auto type) {
+    using T = decltype(type);
+    tanh_rows<T>(begin, end, width, plane<T>(x));
   });
 }
 
