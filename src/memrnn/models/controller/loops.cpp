@@ -7,9 +7,10 @@
 // Python loop it replaces; the rest (the memory's step, the backward's 0/1 factors, the
 // slopes) runs as plain loops with the same arithmetic in the same order. The numbers
 // are the same bit for bit; what goes is the interpreter's few microseconds per
-// operation, about a sixth of a training step at the paper's sizes. The Python loops
-// (loops.py, with steps.py for the memory) stay the reference, and run where this file
-// cannot be compiled.
+// operation, about a sixth of a training step at the paper's sizes. K controllers
+// trained at once (k > 0) instead take lstm.cpp's LSTM cell and reads.cpp's reads, which
+// agree with ATen's to rounding. The Python loops (loops.py, with steps.py for the
+// memory) stay the reference, and run where this file cannot be compiled.
 
 #include <torch/extension.h>
 
@@ -148,29 +149,17 @@ void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
   }
 }
 
-void read(const Tensor& w, const Tensor& values, int64_t k, const Tensor& out) {
-  if (k == 0) {
-    const Tensor x = w.transpose(0, 1);
-    // ATen's bmm into the strided ``out`` would take another kernel: it gets a copy.
-    if (!small_bmm_into(out.unflatten(1, {x.size(1), values.size(2)}), x, values, false)) {
-      out.copy_(at::bmm(x, values).flatten(1));
-    }
-    return;
-  }
-  const int64_t m = values.size(2);
-  for (int64_t end = 0; end < w.size(0); ++end) {
-    at::sum_out(into(out.slice(1, end * m, (end + 1) * m)), values * w[end].unsqueeze(-1), {1});
+// One controller's reads (K members' are reads.cpp's).
+void read(const Tensor& w, const Tensor& values, const Tensor& out) {
+  const Tensor x = w.transpose(0, 1);
+  // ATen's bmm into the strided ``out`` would take another kernel: it gets a copy.
+  if (!small_bmm_into(out.unflatten(1, {x.size(1), values.size(2)}), x, values, false)) {
+    out.copy_(at::bmm(x, values).flatten(1));
   }
 }
 
-void add_read_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r, int64_t k) {
-  if (k == 0) {
-    bmm_into(d_values, w.permute({1, 2, 0}), d_r, true);
-    return;
-  }
-  for (int64_t end = 0; end < w.size(0); ++end) {
-    d_values.addcmul_(w[end].unsqueeze(-1), d_r.select(1, end).unsqueeze(1));
-  }
+void add_read_grad(const Tensor& d_values, const Tensor& w, const Tensor& d_r) {
+  bmm_into(d_values, w.permute({1, 2, 0}), d_r, true);
 }
 
 // A (B, n) matrix of rows, read through its strides.
@@ -461,7 +450,7 @@ void forward_loop(const Tensor& xw_t, const Tensor& rh, const Tensor& acts,
     if (k > 0) {
       memrnn_reads::read(rh[t + 1].slice(1, 0, em), weights[t], values, lo, hi);
     } else {
-      read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo), k,
+      read(weights[t].narrow(2, lo, hi - lo), values.narrow(1, lo, hi - lo),
            rh[t + 1].slice(1, 0, em));
     }
   }
@@ -500,7 +489,7 @@ std::vector<Tensor> backward_loop(
                                    reversed ? n - lo : hi);
     } else {
       bmm_into(d_w, d_r, values_t, false);
-      add_read_grad(d_values, weights_b[t], d_r, k);
+      add_read_grad(d_values, weights_b[t], d_r);
     }
     for (int64_t end = 0; end < e; ++end) {
       const int64_t row = push_lines[end].first + push_lines[end].second * t;

@@ -2,9 +2,11 @@
 from the first step and backward from the last, filling buffers ``fused`` made.
 
 Each loop runs compiled (``loops.cpp``, ``memrnn.models.controller.native``) where it can,
-and in Python otherwise; the two do the same arithmetic in the same order, and so give
-the same numbers bit for bit. The Python loops here are the reference the tests compare
-the compiled ones with.
+and in Python otherwise; for one controller the two do the same arithmetic in the same
+order, and so give the same numbers bit for bit. For K controllers at once the compiled
+loops take their own LSTM cell and reads (``lstm.cpp``, ``reads.cpp``), which agree with
+these to rounding. The Python loops here are the reference the tests compare the
+compiled ones with.
 """
 
 from __future__ import annotations
