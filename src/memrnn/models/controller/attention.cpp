@@ -11,7 +11,8 @@
 // the keys, the queries), so the numbers do not depend on the thread count; they are not
 // ATen's bit for bit (the tests compare the two in float64 and float32).
 
-#include <torch/extension.h>
+#include <ATen/Functions.h>
+#include <ATen/core/LegacyTypeDispatch.h>
 
 #include <cmath>
 #include <cstring>

@@ -9,7 +9,8 @@
 // ATen's bit for bit (the tests compare them with the autograd loop in float64 and
 // float32); they do not depend on the thread count.
 
-#include <torch/extension.h>
+#include <ATen/Functions.h>
+#include <ATen/core/LegacyTypeDispatch.h>
 
 #include <algorithm>
 #include <vector>

@@ -4,7 +4,9 @@
 
 #pragma once
 
-#include <torch/extension.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
 
 #include <cmath>
 #include <cstdint>

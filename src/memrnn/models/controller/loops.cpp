@@ -12,7 +12,12 @@
 // agree with ATen's to rounding. The Python loops (loops.py, with steps.py for the
 // memory) stay the reference, and run where this file cannot be compiled.
 
-#include <torch/extension.h>
+#include <ATen/Context.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Functions.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/LegacyTypeDispatch.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <cmath>
 #include <optional>

@@ -10,7 +10,9 @@
 // are not ATen's bit for bit (the tests compare these loops with the Python ones, which
 // are ATen's, in float64 and float32).
 
-#include <torch/extension.h>
+#include <ATen/Functions.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/LegacyTypeDispatch.h>
 
 #include <algorithm>
 #include <vector>

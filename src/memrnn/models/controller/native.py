@@ -48,6 +48,9 @@ SOURCES = tuple(
     for name in ("loops.cpp", "lstm.cpp", "gru.cpp", "attention.cpp", "reads.cpp")
 )
 HEADERS = (SOURCE.with_name("lanes.h"),)  # included by the sources: in the digest too
+# The sources include ATen's headers and pybind11's (loops.cpp, for the module), not
+# torch/extension.h: parsing that one (the whole C++ frontend) took 40 of each file's
+# 45 seconds of compiling.
 # No fused multiply-adds: the plain loops must round each product as ATen's kernels do.
 # -O3 vectorises the element-wise loops (the same arithmetic per element, in the same
 # order: GCC reorders no floating-point sum without -ffast-math).

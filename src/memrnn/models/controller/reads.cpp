@@ -13,8 +13,6 @@
 // the loops with the Python ones, which are ATen's, in float64 and float32). One
 // controller (K = 0, the paper experiments) keeps loops.cpp's bit-for-bit reads.
 
-#include <torch/extension.h>
-
 #include <algorithm>
 
 #include "lanes.h"
