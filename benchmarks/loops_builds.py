@@ -5,7 +5,7 @@ Timings of whole processes on a shared machine move by tens of percent from one 
 the next; two builds alternating in one process see the same machine. Both builds are
 loaded, and ``memrnn.models.controller.native`` hands the models one and then the other,
 round after round (the order flipped every round); the medians of the rounds and their
-ratio are printed. Two workloads:
+ratio are printed. The workloads:
 
 - ``paper``: a Stack-LSTM's RMSProp step at the paper's sizes (128 symbols, hidden 256,
   memory width 256), B = 10, T = 130, as in ``train_step.py``;
@@ -16,7 +16,9 @@ ratio are printed. Two workloads:
   training lengths, batch 32, Adam), the run's own batches and loss;
 - ``group``: a training step of K Stack-, Queue- or DeQue-LSTMs of the matrix's quick
   size (32 units) trained as one group (``memrnn.models.grouped``), on random tokens of
-  ``--length`` steps, Adam.
+  ``--length`` steps, Adam;
+- ``attention``: the forward and backward of the grouped Transformer's attention
+  (``attention.cpp``) on K B sequences of ``--length`` steps, a causal mask.
 
 The loops' Python side is this checkout's. An older file whose loop takes fewer
 arguments is called with the leading ones (its ``backward_loop`` took no windows before
@@ -27,6 +29,7 @@ the arguments is an error.
     python benchmarks/loops_builds.py --against HEAD~2 --work paper --threads 2 --rounds 8
     python benchmarks/loops_builds.py --against HEAD~1 --work quick --memory deque
     python benchmarks/loops_builds.py --against HEAD~1 --work group --memory queue --length 31
+    python benchmarks/loops_builds.py --against HEAD~1 --work attention --length 23
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, Transduc
 from memrnn.models import build_model
 from memrnn.models.controller import native
 from memrnn.models.grouped import Grouped
+from memrnn.models.positional import causal_bias
 from memrnn.models.transducer import MemoryAugmentedLSTM
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,8 +76,11 @@ def build_at(revision: str, scratch: Path) -> SimpleNamespace:
     name = "memrnn_loops_at_" + "".join(c if c.isalnum() else "_" for c in revision)
     module: ModuleType = cpp_extension.load(name, sources, build_directory=str(scratch),
                                             extra_cflags=list(native.FLAGS))  # fmt: skip
-    return SimpleNamespace(**{loop: _leading(getattr(module, loop))
-                              for loop in ("forward_loop", "backward_loop")})  # fmt: skip
+    loops = {loop: _leading(getattr(module, loop)) for loop in ("forward_loop", "backward_loop")}
+    if hasattr(module, "attention_forward"):
+        loops["attention_forward"] = module.attention_forward
+        loops["attention_backward"] = _maskless(module.attention_backward)
+    return SimpleNamespace(**loops)
 
 
 def _leading(loop: Callable[..., Any]) -> Callable[..., Any]:
@@ -81,6 +88,15 @@ def _leading(loop: Callable[..., Any]) -> Callable[..., Any]:
     arg1, ... in its docstring's signature."""
     taken = (loop.__doc__ or "").split("(", 1)[1].split(") ->", 1)[0].count("arg")
     return lambda *args: loop(*args[:taken])
+
+
+def _maskless(backward: Callable[..., Any]) -> Callable[..., Any]:
+    """``attention_backward`` called as now, (qkv, p, g, mask, heads, scale), where it
+    took no mask (before it left out the keys the mask hides)."""
+    taken = (backward.__doc__ or "").split("(", 1)[1].split(") ->", 1)[0].count("arg")
+    if taken == 6:
+        return backward
+    return lambda qkv, p, g, mask, heads, scale: backward(qkv, p, g, heads, scale)
 
 
 def paper_step(rounds_of: int) -> Callable[[], None]:
@@ -146,17 +162,38 @@ def group_steps(rounds_of: int, memory: str, members: int, batch: int,
     return work
 
 
+def attention_steps(rounds_of: int, members: int, batch: int,
+                    length: int) -> Callable[[], None]:  # fmt: skip
+    """``rounds_of`` forward and backward passes of the grouped Transformer's attention
+    at the matrix's size (``members`` x ``batch`` sequences, 4 heads of 8 units) with a
+    causal mask, by whichever build ``native`` hands out."""
+    gen = torch.Generator().manual_seed(0)
+    qkv = torch.randn(members * batch, length, 96, generator=gen)
+    grad = torch.randn(members * batch, length, 32, generator=gen)
+    mask = causal_bias(length).unsqueeze(0)
+
+    def work() -> None:
+        build = native._built[0]
+        assert build is not None
+        for _ in range(rounds_of):
+            _, p = build.attention_forward(qkv, mask, 4, 8**-0.5)
+            build.attention_backward(qkv, p, grad, mask, 4, 8**-0.5)
+
+    return work
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, help="git revision of the other build")
-    parser.add_argument("--work", choices=("paper", "cell", "quick", "group"), default="cell")
+    parser.add_argument("--work", choices=("paper", "cell", "quick", "group", "attention"),
+                        default="cell")  # fmt: skip
     parser.add_argument("--batch", type=int, default=32, help="the cell's or a member's batch")
     parser.add_argument("--memory", choices=("stack", "queue", "deque"), default="stack",
                         help="the quick run's or the group's memory")  # fmt: skip
     parser.add_argument("--members", type=int, default=8, help="the group's K")
     parser.add_argument("--length", type=int, default=21, help="the group's T")
-    parser.add_argument("--steps", type=int,
-                        help="steps a round (paper 5, cell 40, quick 10, group 10)")  # fmt: skip
+    parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40, "
+                        "quick 10, group 10, attention 10)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
@@ -166,13 +203,16 @@ def main() -> None:
         raise SystemExit("the compiled loops could not be built here (see the warning)")
     with tempfile.TemporaryDirectory() as scratch:
         builds = {args.against: build_at(args.against, Path(scratch)), "this checkout": current}
-        steps = args.steps or {"paper": 5, "cell": 40, "quick": 10, "group": 10}[args.work]
+        steps = args.steps or {"paper": 5, "cell": 40, "quick": 10, "group": 10,
+                               "attention": 10}[args.work]  # fmt: skip
         if args.work == "paper":
             work = paper_step(steps)
         elif args.work == "quick":
             work = quick_steps(steps, args.memory)
         elif args.work == "group":
             work = group_steps(steps, args.memory, args.members, args.batch, args.length)
+        elif args.work == "attention":
+            work = attention_steps(steps, args.members, args.batch, args.length)
         else:
             work = cell_steps(steps, args.batch)
         times: dict[str, list[float]] = {name: [] for name in builds}
@@ -189,6 +229,7 @@ def main() -> None:
     work_name = {
         "quick": f"quick ({args.memory})",
         "group": f"group of {args.members} ({args.memory}, B = {args.batch}, T = {args.length})",
+        "attention": f"attention of {args.members} x {args.batch} sequences, T = {args.length}",
     }.get(args.work, args.work)
     print(f"{work_name}, {steps} steps a round, {args.rounds} rounds, {args.threads} thread(s)")
     for name, median in medians.items():

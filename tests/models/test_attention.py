@@ -77,6 +77,36 @@ def test_a_query_sees_no_later_step() -> None:
     assert not torch.equal(before[:, -1], after[:, -1])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", [(3, 9, 2, 3, False), (2, 23, 4, 8, True), (2, 33, 2, 16, False)])
+def test_the_terms_a_mask_hides_are_left_out_exactly(
+    shape: tuple[int, int, int, int, bool], dtype: torch.dtype
+) -> None:
+    """The kernels leave out the keys a mask's -inf hides from a query, whose weights are
+    exactly 0. With -1e30 there instead (weights exactly 0 too, but no key left out) every
+    output and gradient is the same bit for bit."""
+    heads = shape[2]
+    qkv, mask, grad = _case(*shape, dtype)
+    hidden_by_large = mask.masked_fill(mask == float("-inf"), -1e30)
+    left_out = _run(self_attention, qkv, mask, heads, grad)
+    all_in = _run(self_attention, qkv, hidden_by_large, heads, grad)
+    assert all(torch.equal(a, b) for a, b in zip(left_out, all_in, strict=True))
+
+
+def test_a_mask_that_is_not_causal() -> None:
+    """Queries that see keys after their own step, and keys hidden between seen ones: the
+    kernels still match ATen's."""
+    qkv, _, grad = _case(3, 13, 2, 8, False, torch.float64)
+    gen = torch.Generator().manual_seed(4)
+    hidden = torch.rand(2, 13, 13, generator=gen) < 0.4
+    hidden &= ~torch.eye(13, dtype=torch.bool)  # each query sees at least itself
+    mask = torch.zeros(2, 13, 13, dtype=torch.float64).masked_fill(hidden, float("-inf"))
+    got = _run(self_attention, qkv, mask, 2, grad)
+    want = _run(reference_attention, qkv, mask, 2, grad)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w, rtol=1e-12, atol=1e-12)
+
+
 def test_the_thread_count_changes_no_number() -> None:
     qkv, mask, grad = _case(64, 23, 4, 8, False, torch.float32)
     threads = torch.get_num_threads()

@@ -61,8 +61,8 @@ def reference_attention(qkv: Tensor, mask: Tensor, heads: int) -> Tensor:
 class CompiledAttention(torch.autograd.Function):
     """``self_attention`` by the compiled kernels, as one autograd node: (qkv (R, T, 3 d),
     mask (1 or heads, T, T), both contiguous, and the number of heads) -> (R, T, d). It
-    keeps qkv and the softmax weights (R heads, T, T) for its backward. The mask gets no
-    gradient."""
+    keeps qkv, the softmax weights (R heads, T, T) and the mask for its backward. The mask
+    gets no gradient."""
 
     @staticmethod
     def forward(ctx: Any, qkv: Tensor, mask: Tensor, heads: int) -> Tensor:
@@ -70,15 +70,16 @@ class CompiledAttention(torch.autograd.Function):
         assert native is not None  # self_attention checked
         scale = (qkv.shape[-1] // 3 // heads) ** -0.5
         out, weights = native.attention_forward(qkv, mask, heads, scale)
-        ctx.save_for_backward(qkv, weights)
+        ctx.save_for_backward(qkv, weights, mask)
         ctx.heads, ctx.scale = heads, scale
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, d_out: Tensor) -> tuple[Tensor, None, None]:
-        qkv, weights = ctx.saved_tensors
+        qkv, weights, mask = ctx.saved_tensors
         native = loops(qkv)
         assert native is not None
-        d_qkv = native.attention_backward(qkv, weights, d_out.contiguous(), ctx.heads, ctx.scale)
+        d_qkv = native.attention_backward(qkv, weights, d_out.contiguous(), mask, ctx.heads,
+                                          ctx.scale)  # fmt: skip
         return d_qkv, None, None

@@ -641,8 +641,8 @@ std::vector<Tensor> gru_sequence_backward(const Tensor& d_states, const Tensor& 
 // attention.cpp
 std::vector<Tensor> attention_forward(const Tensor& qkv, const Tensor& mask, int64_t heads,
                                       double scale);
-Tensor attention_backward(const Tensor& qkv, const Tensor& p, const Tensor& g, int64_t heads,
-                          double scale);
+Tensor attention_backward(const Tensor& qkv, const Tensor& p, const Tensor& g,
+                          const Tensor& mask, int64_t heads, double scale);
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.def("forward_loop", &forward_loop, "fused.forward's loop over t");
