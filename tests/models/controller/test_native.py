@@ -339,3 +339,29 @@ def test_grouped_baselines_give_the_same_numbers_with_compiled_loops(
         _close_both_ways(once, names, dtype)
     else:
         _same_bits_both_ways(once, names)
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_small_bmm_is_atens_bmm_bit_for_bit(dtype: torch.dtype) -> None:
+    """The fast weights' products (a row times a matrix, either orientation) and others,
+    on both sides of ATen's 400 multiply-adds: the same bits as ``torch.bmm`` where ATen
+    runs its small-product loop, None where it does not."""
+    compiled = loops(torch.zeros(()))
+    assert compiled is not None
+    gen = torch.Generator().manual_seed(0)
+    small = 0
+    for rows, inner, cols in [(1, 32, 12), (1, 12, 32), (1, 32, 13), (3, 5, 7), (2, 20, 10),
+                              (4, 1, 9), (1, 8, 50)]:  # fmt: skip
+        x = torch.randn(6, rows, inner, dtype=dtype, generator=gen)
+        y = torch.randn(6, inner, cols, dtype=dtype, generator=gen)
+        for right in (y, y.mT.contiguous().mT):  # contiguous, and transposed as H^T is
+            got = compiled.small_bmm(x, right)
+            if rows * inner * cols >= 400:
+                assert got is None
+            else:
+                small += 1
+                assert torch.equal(got, torch.bmm(x, right)), (rows, inner, cols)
+    assert small == 8
+    with pytest.raises(RuntimeError, match=r"small_bmm: x \(B, I, C\)"):
+        compiled.small_bmm(torch.zeros(2, 1, 3), torch.zeros(2, 4, 5))

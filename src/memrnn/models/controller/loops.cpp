@@ -19,6 +19,7 @@
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -114,18 +115,31 @@ struct Cube {
   T& operator()(int64_t b, int64_t i, int64_t j) const { return data[b * s0 + i * s1 + j * s2]; }
 };
 
-// out[b, i, j] (+)= sum over c of x[b, i, c] y[b, c, j], as ATen's small-product loop.
+// out[b, i, j] (+)= sum over c of x[b, i, c] y[b, c, j], as ATen's small-product loop:
+// each entry's sum from 0 over c in order, then added to out's entry. Where y's columns
+// are contiguous, a whole row's sums at once (c outer, j inner, in vector lanes), which
+// changes no entry's arithmetic.
 template <typename T, bool add>
 void small_bmm(const Tensor& out, const Tensor& x, const Tensor& y) {
   const Cube<T> o(out), a(x), b(y);
   const int64_t batch = x.size(0), rows = x.size(1), inner = x.size(2), cols = y.size(2);
+  std::vector<T> acc(cols);
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < cols; ++j) {
-        T acc = 0;
-        for (int64_t c = 0; c < inner; ++c) acc += a(n, i, c) * b(n, c, j);
-        o(n, i, j) = add ? o(n, i, j) + acc : acc;
+      T* sums = acc.data();
+      std::fill(sums, sums + cols, T(0));
+      if (b.s2 == 1) {
+        for (int64_t c = 0; c < inner; ++c) {
+          const T factor = a(n, i, c);
+          const T* column = &b(n, c, 0);
+          for (int64_t j = 0; j < cols; ++j) sums[j] += factor * column[j];
+        }
+      } else {
+        for (int64_t j = 0; j < cols; ++j) {
+          for (int64_t c = 0; c < inner; ++c) sums[j] += a(n, i, c) * b(n, c, j);
+        }
       }
+      for (int64_t j = 0; j < cols; ++j) o(n, i, j) = add ? o(n, i, j) + sums[j] : sums[j];
     }
   }
 }
@@ -153,6 +167,23 @@ void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
     at::bmm_out(into(out), x, y);
   }
 }
+
+}  // namespace
+
+// x @ y for x (B, I, C) and y (B, C, J) of one floating type, as ATen's bmm computes it,
+// where ATen computes it by its small-product loop; undefined (None in Python) where not.
+Tensor bmm_if_small(const Tensor& x, const Tensor& y) {
+  TORCH_CHECK(x.dim() == 3 && y.dim() == 3 && x.size(0) == y.size(0) && x.size(2) == y.size(1)
+                  && x.scalar_type() == y.scalar_type(),
+              "small_bmm: x (B, I, C) and y (B, C, J) of one type, got ", x.sizes(), " and ",
+              y.sizes());
+  if (!small_product(x.size(2), x.size(1), y.size(2))) return Tensor();
+  Tensor out = at::empty({x.size(0), x.size(1), y.size(2)}, x.options());
+  small_bmm_into(out, x, y, false);
+  return out;
+}
+
+namespace {
 
 // One controller's reads (K members' are reads.cpp's).
 void read(const Tensor& w, const Tensor& values, const Tensor& out) {
@@ -653,6 +684,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
              "AttentionSequence.forward's loop");
   module.def("irnn_states", &irnn_states, "the grouped IRNN's loop over t");
   module.def("stack_rnn_states", &stack_rnn_states, "the grouped Stack-RNN's loop over t");
+  module.def("small_bmm", &bmm_if_small, "bmm as ATen's small-product loop computes it");
   module.def("gru_sequence_forward", &gru_sequence_forward, "GRUSequence.forward's loop");
   module.def("gru_sequence_backward", &gru_sequence_backward, "GRUSequence.backward's loop");
   module.def("attention_sequence_backward", &attention_sequence_backward,
