@@ -93,8 +93,10 @@ def _bmm(x: Tensor, y: Tensor) -> Tensor:
     """``torch.bmm(x, y)``, the same bit for bit. Products of fewer than 400 multiply-adds
     each (the weighted sums of the first dozen steps of a sequence at R = 32) ATen computes
     by a plain loop that reads every number through a generic accessor; where the compiled
-    loops are built, outside autograd, their copy of that loop runs instead, which sums a
-    row's entries side by side and is several times faster where y's rows are contiguous."""
+    loops are built and autograd does not record (the fast term's forward and hand-written
+    backward, in training as in evaluation), their copy of that loop runs instead, which
+    sums a row's entries side by side and is several times faster where y's rows are
+    contiguous."""
     native = loops(x)
     if native is not None and not torch.is_grad_enabled():
         out: Tensor | None = native.small_bmm(x, y)

@@ -365,3 +365,46 @@ def test_small_bmm_is_atens_bmm_bit_for_bit(dtype: torch.dtype) -> None:
     assert small == 8
     with pytest.raises(RuntimeError, match=r"small_bmm: x \(B, I, C\)"):
         compiled.small_bmm(torch.zeros(2, 1, 3), torch.zeros(2, 4, 5))
+
+
+@needs_compiler
+def test_fast_weights_train_through_small_bmm_with_the_python_loops_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Fast Weights RNN's fast term (Ba et al. 2016, eq. 3) takes ``small_bmm`` in its
+    forward and its hand-written backward; its outputs and every gradient are the same bits
+    as with ATen's ``bmm`` (the Python loops), over steps on both sides of the 400."""
+    from memrnn.models import fast_weights
+
+    used = [0]
+    compiled = loops(torch.zeros(()))
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(compiled, name)
+
+        def small_bmm(self, x: Tensor, y: Tensor) -> Tensor | None:
+            used[0] += 1
+            return compiled.small_bmm(x, y)  # type: ignore[union-attr,no-any-return]
+
+    runs = []
+    for reference in (True, False):
+        torch.manual_seed(0)
+        model = fast_weights.FastWeightsRNN(11, 5, 32, inner_steps=2)
+        tokens = torch.randint(0, 11, (6, 16), generator=torch.Generator().manual_seed(1))
+        if reference:
+            with python_loops():
+                out = model.features(tokens)
+                out.sin().sum().backward()
+        else:
+            monkeypatch.setattr(fast_weights, "loops", lambda like: Counting())
+            out = model.features(tokens)
+            out.sin().sum().backward()
+        grads = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+        runs.append((out.detach(), grads))
+    assert used[0] > 0, "the fast term did not take small_bmm"
+    (out_a, grads_a), (out_b, grads_b) = runs
+    assert torch.equal(out_a, out_b)
+    assert grads_a.keys() == grads_b.keys() and len(grads_a) >= 4
+    for name in grads_a:
+        assert torch.equal(grads_a[name], grads_b[name]), name
