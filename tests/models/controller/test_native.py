@@ -365,6 +365,8 @@ def test_small_bmm_is_atens_bmm_bit_for_bit(dtype: torch.dtype) -> None:
     assert small == 8
     with pytest.raises(RuntimeError, match=r"small_bmm: x \(B, I, C\)"):
         compiled.small_bmm(torch.zeros(2, 1, 3), torch.zeros(2, 4, 5))
+    with pytest.raises(RuntimeError, match="on the CPU"):
+        compiled.small_bmm(torch.zeros(2, 1, 3, device="meta"), torch.zeros(2, 3, 5))
 
 
 @needs_compiler

@@ -168,23 +168,6 @@ void bmm_into(const Tensor& out, const Tensor& x, const Tensor& y, bool add) {
   }
 }
 
-}  // namespace
-
-// x @ y for x (B, I, C) and y (B, C, J) of one floating type, as ATen's bmm computes it,
-// where ATen computes it by its small-product loop; undefined (None in Python) where not.
-Tensor bmm_if_small(const Tensor& x, const Tensor& y) {
-  TORCH_CHECK(x.dim() == 3 && y.dim() == 3 && x.size(0) == y.size(0) && x.size(2) == y.size(1)
-                  && x.scalar_type() == y.scalar_type(),
-              "small_bmm: x (B, I, C) and y (B, C, J) of one type, got ", x.sizes(), " and ",
-              y.sizes());
-  if (!small_product(x.size(2), x.size(1), y.size(2))) return Tensor();
-  Tensor out = at::empty({x.size(0), x.size(1), y.size(2)}, x.options());
-  small_bmm_into(out, x, y, false);
-  return out;
-}
-
-namespace {
-
 // One controller's reads (K members' are reads.cpp's).
 void read(const Tensor& w, const Tensor& values, const Tensor& out) {
   const Tensor x = w.transpose(0, 1);
@@ -410,6 +393,19 @@ void elman_backward(const Tensor& d_h, const Tensor& dz, const Tensor& h) {
 }
 
 }  // namespace
+
+// x @ y for x (B, I, C) and y (B, C, J) of one floating type, as ATen's bmm computes it,
+// where ATen computes it by its small-product loop; undefined (None in Python) where not.
+Tensor bmm_if_small(const Tensor& x, const Tensor& y) {
+  TORCH_CHECK(x.dim() == 3 && y.dim() == 3 && x.size(0) == y.size(0) && x.size(2) == y.size(1)
+                  && x.scalar_type() == y.scalar_type() && x.is_cpu() && y.is_cpu(),
+              "small_bmm: x (B, I, C) and y (B, C, J) of one type on the CPU, got ", x.sizes(),
+              " and ", y.sizes(), " on ", x.device(), " and ", y.device());
+  if (!small_product(x.size(2), x.size(1), y.size(2))) return Tensor();
+  Tensor out = at::empty({x.size(0), x.size(1), y.size(2)}, x.options());
+  small_bmm_into(out, x, y, false);
+  return out;
+}
 
 // fused.forward's loop over t, with steps.ForwardSteps for the memory. Tensors a model
 // does not have (an Elman cell's c, a run without an o' layer or gate noise) are
