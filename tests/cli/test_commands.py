@@ -366,6 +366,20 @@ def test_seeds_run_a_profile_with_another_seed_set(
     assert re.search(stability, (tmp_path / "report.md").read_text())
 
 
+def test_train_at_another_seed_stores_the_run_under_that_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train --seeds`` names and tags the run by its seed, as ``reproduce --seeds``
+    does; ``--set`` still changes the settings that do not name the run."""
+    args = ["train", "trask2016", "--profile", "smoke", "--quiet", "--out", str(tmp_path)]
+    assert main([*args, "--seeds", "7", "--run", "naive/seed7", "--set", "steps=3"]) == 0
+    assert "naive/seed7 (smoke), seed 7" in capsys.readouterr().out
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        (run,) = store.runs()
+    assert (run["name"], run["seed"], run["tags"]["seed"]) == ("naive/seed7", 7, 7)
+    assert run["config"]["steps"] == 3
+
+
 @pytest.mark.parametrize(
     ("seeds", "message"),
     [(["1", "1"], "--seeds: a seed is given twice"), (["-2"], "expected an int >= 0")],

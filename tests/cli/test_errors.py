@@ -53,6 +53,17 @@ BAD = [
     ([*SET, "weight_decay=inf"], "--set weight_decay: expected a finite number, got inf"),
     ([*SET, "seed=-1"], "--set seed: expected an int >= 0, got -1"),
     ([*SET, "seed=1.5"], "--set seed=1.5: not a valid int"),
+    # a run's coordinates name it: changed, it would be stored as the run it no longer is
+    (
+        [*SET, "seed=1"],
+        "--set seed=1: seed is a coordinate of run naive/seed0 (seed 0), which names it; "
+        "--seeds 1 trains the profile's runs with that seed",
+    ),
+    (
+        ["train", "grefenstette2015", "--profile", "smoke", "--set", "task=copy"],
+        "--set task=copy: task is a coordinate of run reversal/lstm/seed0 (task reversal)",
+    ),
+    ([*TRASK, "--seeds", "7", "--run", "naive/seed0"], "--run naive/seed0: trask2016 has no"),
     ([*SET, "device=cuda:99"], "device: cuda:99 was asked for but"),
     ([*SET, "device=cpufoo"], "--set device: expected auto, cpu, cuda or cuda:N, got 'cpufoo'"),
     ([*SET, "monitor=nope"], "monitor: trask2016's runs report no metric 'nope'"),

@@ -8,8 +8,9 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from tqdm import tqdm
@@ -21,6 +22,7 @@ from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
 if TYPE_CHECKING:
+    from memrnn.experiments.base import RunSpec
     from memrnn.runner.sweep import Backend
 
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
@@ -144,6 +146,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
     base = runs[name]
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
+    _keep_coordinates(base, config.to_dict())
     check_config(experiment, config)
     spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
@@ -164,6 +167,23 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"  {metric:28s} {value:.6g}")
     print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
     return 0
+
+
+def _keep_coordinates(base: RunSpec, config: Mapping[str, Any]) -> None:
+    """UserError if ``--set`` changed a setting that is one of the run's coordinates in
+    its grid (its tags: the seed, the task, the model, ...): the run would be stored
+    under the name and tags of the run it no longer is."""
+    for key, tag in base.tags.items():
+        if key in config and config[key] != base.config.get(key, tag):
+            other = (
+                f"--seeds {config[key]} trains the profile's runs with that seed"
+                if key == "seed"
+                else "--run picks the run with another (`memrnn list` names them)"
+            )
+            raise UserError(
+                f"--set {key}={config[key]}: {key} is a coordinate of run {base.name} "
+                f"({key} {base.config[key]}), which names it; {other}"
+            )
 
 
 def _backend(args: argparse.Namespace) -> Backend:

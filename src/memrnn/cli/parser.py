@@ -140,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train one run, with progress",
         description="Carry out one run of an experiment's profile, with a progress bar, "
-        "and store it in OUT/store.sqlite. --set changes its settings; --resume continues "
+        "and store it in OUT/store.sqlite. --set changes its settings (not the ones that "
+        "name the run, such as its seed: --seeds and --run pick those); --resume continues "
         "an interrupted run from its checkpoint.",
     )
     train.add_argument("experiment")
@@ -157,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_seeds(train)
     _add_tensorboard(train)
     train.set_defaults(handler=_handler(_COMMANDS, "run_train"))
 
