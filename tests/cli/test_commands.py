@@ -380,6 +380,21 @@ def test_train_at_another_seed_stores_the_run_under_that_seed(
     assert run["config"]["steps"] == 3
 
 
+def test_train_moves_the_tag_of_a_coordinate_its_name_does_not_show(tmp_path: Path) -> None:
+    """Ba et al.'s quick A-LSTM trains compiled, a coordinate of its grid (one value per
+    model) that its name does not show: ``--set compiled=false`` trains it eagerly, its
+    tag saying so, under the same name."""
+    small = ["steps=2", "train_size=100", "validation_size=50", "test_size=50",
+             "eval_every=1", "checkpoint_every=1", "compiled=false"]  # fmt: skip
+    sets = [arg for value in small for arg in ("--set", value)]
+    args = ["train", "ba2016", "--run", "alstm/R20/seed0", "--quiet", "--out", str(tmp_path)]
+    assert main([*args, *sets]) == 0
+    with ResultsStore(tmp_path / STORE_NAME) as store:
+        (run,) = store.runs()
+    assert run["name"] == "alstm/R20/seed0"
+    assert run["tags"]["compiled"] is False and run["config"]["compiled"] is False
+
+
 @pytest.mark.parametrize(
     ("seeds", "message"),
     [(["1", "1"], "--seeds: a seed is given twice"), (["-2"], "expected an int >= 0")],

@@ -56,12 +56,18 @@ BAD = [
     # a run's coordinates name it: changed, it would be stored as the run it no longer is
     (
         [*SET, "seed=1"],
-        "--set seed=1: seed is a coordinate of run naive/seed0 (seed 0), which names it; "
-        "--seeds 1 trains the profile's runs with that seed",
+        "--set seed=1: the name of run naive/seed0 shows its seed, 0; --seeds 1 trains the "
+        "profile's runs with it",
     ),
     (
         ["train", "grefenstette2015", "--profile", "smoke", "--set", "task=copy"],
-        "--set task=copy: task is a coordinate of run reversal/lstm/seed0 (task reversal)",
+        "--set task=copy: the name of run reversal/lstm/seed0 shows its task, reversal; "
+        "--run copy/lstm/seed0 is that run",
+    ),
+    (
+        ["train", "ba2016", "--profile", "quick", "--set", "hidden=100"],
+        "--set hidden=100: the name of run fast_weights/R20/seed0 shows its hidden, 20; no "
+        "run of the profile has hidden 100",
     ),
     ([*TRASK, "--seeds", "7", "--run", "naive/seed0"], "--run naive/seed0: trask2016 has no"),
     ([*SET, "device=cuda:99"], "device: cuda:99 was asked for but"),

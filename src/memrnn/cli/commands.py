@@ -8,7 +8,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,9 +146,8 @@ def run_train(args: argparse.Namespace) -> int:
         )
     base = runs[name]
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
-    _keep_coordinates(base, config.to_dict())
+    spec = _relabelled(base, config.to_dict(), runs.values())
     check_config(experiment, config)
-    spec = dataclasses.replace(base, config=config.to_dict())
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
     keep_freed_memory()  # as the runner's processes do: no page faults on every step's buffers
@@ -169,21 +168,49 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _keep_coordinates(base: RunSpec, config: Mapping[str, Any]) -> None:
-    """UserError if ``--set`` changed a setting that is one of the run's coordinates in
-    its grid (its tags: the seed, the task, the model, ...): the run would be stored
-    under the name and tags of the run it no longer is."""
-    for key, tag in base.tags.items():
-        if key in config and config[key] != base.config.get(key, tag):
-            other = (
-                f"--seeds {config[key]} trains the profile's runs with that seed"
-                if key == "seed"
-                else "--run picks the run with another (`memrnn list` names them)"
-            )
-            raise UserError(
-                f"--set {key}={config[key]}: {key} is a coordinate of run {base.name} "
-                f"({key} {base.config[key]}), which names it; {other}"
-            )
+def _relabelled(base: RunSpec, config: Mapping[str, Any], runs: Iterable[RunSpec]) -> RunSpec:
+    """``base`` with the settings ``config`` that ``--set`` made, kept truthful where a
+    setting is one of the run's coordinates in its grid (a tag). The seed, and any
+    coordinate in which runs of the profile differ from ``base`` with its other
+    coordinates alike, are in the run's name, which would then name another run:
+    refused. Any other (Ba et al.'s ``compiled``, one value per model) moves its tag.
+
+    Raises:
+        UserError: a setting that the run's name shows was changed; the error names the
+            run to pick instead, or ``--seeds``.
+    """
+    runs = list(runs)
+    tags = dict(base.tags)
+    for key in base.tags:
+        if key not in config or config[key] == base.config[key]:
+            continue
+        peers = _peers(key, base, runs)
+        if key != "seed" and len({repr(r.config[key]) for r in peers}) == 1:
+            tags[key] = config[key]
+            continue
+        # the run with the new value, its labels (a start, say) as alike as there is
+        named = [
+            r.name
+            for r in sorted(peers, key=lambda r: sum(r.tags.get(k) != v for k, v in tags.items()))
+            if r.config[key] == config[key]
+        ]
+        how = (
+            f"--run {named[0]} is that run" if named
+            else f"--seeds {config[key]} trains the profile's runs with it" if key == "seed"
+            else f"no run of the profile has {key} {config[key]}"
+        )  # fmt: skip
+        raise UserError(
+            f"--set {key}={config[key]}: the name of run {base.name} shows its {key}, "
+            f"{base.config[key]}; {how}"
+        )
+    return dataclasses.replace(base, config=dict(config), tags=tags)
+
+
+def _peers(key: str, base: RunSpec, runs: list[RunSpec]) -> list[RunSpec]:
+    """The runs of the profile at ``base``'s coordinates but ``key`` (the coordinates
+    that are settings: labels such as a start follow from them)."""
+    rest = [k for k in base.tags if k != key and k in base.config]
+    return [r for r in runs if all(r.config.get(k) == base.config[k] for k in rest)]
 
 
 def _backend(args: argparse.Namespace) -> Backend:

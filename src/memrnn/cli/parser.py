@@ -140,8 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train one run, with progress",
         description="Carry out one run of an experiment's profile, with a progress bar, "
-        "and store it in OUT/store.sqlite. --set changes its settings (not the ones that "
-        "name the run, such as its seed: --seeds and --run pick those); --resume continues "
+        "and store it in OUT/store.sqlite. --set changes its settings (not those its name "
+        "shows, such as its seed: --seeds and --run pick those runs); --resume continues "
         "an interrupted run from its checkpoint.",
     )
     train.add_argument("experiment")
