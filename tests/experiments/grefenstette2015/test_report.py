@@ -71,3 +71,28 @@ def test_the_paper_table_names_each_cells_chosen_configuration() -> None:
     assert "copy, Deep LSTM: 8 layers, hidden 512, lr 5e-04, training perplexity 1.1052, " \
            "the lowest of 2 finished runs." in lines  # fmt: skip
     assert not any("target" in line for line in lines)
+
+
+def test_several_seeds_give_each_cell_their_median_and_each_seed_its_line() -> None:
+    """With --seeds, a cell's table entry and its target are the median of its seeds'
+    chosen runs, the finding names each seed's score, and every run's line its seed."""
+    scores = {0: 1.0, 1: 0.99, 2: 0.78}  # the median is not the last seed's
+    records = [
+        quick_record("quick", f"reversal/deque-{start}/seed{seed}", train, test)
+        for seed, test in scores.items()
+        for start, train in (("even", (1.0, 1.0, 0.01)), ("top-open", (0.4, 0.5, 1.0)))
+    ] + [quick_record("quick", "reversal/stack/seed1", (1.0, 1.0, 0.0), test=0.5)]
+    experiment = Grefenstette2015()
+    (table,) = experiment.tables(records)
+    deque = table.rows["reversal DeQue-LSTM"]["test_coarse"]
+    assert (deque.value, deque.seeds) == (0.99, (0, 1, 2))
+    assert table.rows["reversal Stack-LSTM"]["test_coarse"].value == 0.5
+    assert "the median over the seeds" in table.caption
+    lines = experiment.findings(records)
+    assert (
+        "DeQue-LSTM on reversal: test coarse accuracy 0.99 (the median of seeds 0, 1, 2: "
+        "1.00, 0.99, 0.78) meets the target of 0.95 at the longer test lengths."
+    ) in lines
+    assert "Stack-LSTM on reversal: test coarse accuracy 0.50 misses" in " ".join(lines)
+    assert any(line.startswith("reversal, DeQue-LSTM (even start), seed 2: test coarse 0.78")
+               for line in lines)  # fmt: skip

@@ -15,36 +15,39 @@ from memrnn.experiments.grefenstette2015.selection import (
     select,
     training_perplexity,
 )
-from memrnn.experiments.tables import Cell, Table, paper_number
+from memrnn.experiments.tables import Cell, Table, median, paper_number, runs_cell
 
 # The quick profile's acceptance: these must reach test coarse accuracy 0.95.
 _MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "deque"),
                     ("copy", "deque"))  # fmt: skip
-_Cells = Mapping[tuple[str, str], RunRecord]  # (task, model) -> the run the cell reports
+# (task, model) -> the runs the cell reports, one per seed
+_Cells = Mapping[tuple[str, str], Sequence[RunRecord]]
 
 
 def figure2a(records: Sequence[RunRecord]) -> Table:
     """Figure 2a: the chosen run of each cell, named by its configuration on the paper's
-    grid; a smoke run is compared with nothing, its numbers mean nothing."""
+    grid, or with several seeds the median of the cell's chosen runs; a smoke run is
+    compared with nothing, its numbers mean nothing."""
     profile = profile_of(records)
-    rows: dict[str, dict[str, Cell]] = {}
-    for r in select(records):
+    by_row: dict[str, list[RunRecord]] = {}
+    for r in select(records):  # in Figure 2a's order, each cell's seeds in order
         c = r.spec.config
-        cell = f"{c['task']} {MODEL_NAMES[c['model']]}"  # the paper's row
-        row = f"{cell} ({_configuration(c)})" if profile == "paper" else cell
-        rows[row] = {
-            name: Cell(
-                r.metrics[name],
-                None if profile == "smoke" else paper_number(PAPER, "figure2a", cell, name),
-                (r.spec.seed,),
-                r.wall_seconds,
-            )
-            for name in SCORES
-        }
+        row = f"{_cell_of(r)} ({_configuration(c)})" if profile == "paper" else _cell_of(r)
+        by_row.setdefault(row, []).append(r)
+
+    def cell(runs: list[RunRecord], name: str) -> Cell:
+        paper = (
+            None if profile == "smoke" else paper_number(PAPER, "figure2a", _cell_of(runs[0]), name)
+        )
+        return runs_cell(runs, median(runs, name), paper=paper)
+
+    rows = {row: {name: cell(runs, name) for name in SCORES} for row, runs in by_row.items()}
     caption = (
         "Greedy coarse and fine accuracy at the training lengths and at the longer "
         "test lengths (Figure 2a)"
     )
+    if len({r.spec.seed for r in records}) > 1:
+        caption += "; each cell the median over the seeds of the runs it reports"
     if profile == "paper":
         depths = ", ".join(f"{task} {d}" for task, d in PAPER_BEST_DEPTH.items())
         caption += (
@@ -55,12 +58,21 @@ def figure2a(records: Sequence[RunRecord]) -> Table:
     return Table("figure2a", caption, list(SCORES), rows)
 
 
+def _cell_of(record: RunRecord) -> str:
+    """The row of Figure 2a that a run belongs to, as the paper names it."""
+    c = record.spec.config
+    return f"{c['task']} {MODEL_NAMES[c['model']]}"
+
+
 def findings(records: Sequence[RunRecord]) -> list[str]:
     """The targets met or missed (quick profile), the Deep LSTM's test accuracy, then how
-    each cell's run was chosen (paper profile) or every run's scores (the others)."""
+    each cell's run was chosen (paper profile) or every run's scores (the others). With
+    several seeds a target is judged on the median of the cell's runs."""
     profile = profile_of(records)
     chosen = select(records)
-    by_cell = {(r.spec.config["task"], r.spec.config["model"]): r for r in chosen}
+    by_cell: dict[tuple[str, str], list[RunRecord]] = {}
+    for r in chosen:  # each cell's seeds in order
+        by_cell.setdefault((r.spec.config["task"], r.spec.config["model"]), []).append(r)
     lines = []
     if profile == "quick":  # a smoke run's numbers judge nothing
         lines += _targets(by_cell)
@@ -75,18 +87,30 @@ def _targets(by_cell: _Cells) -> list[str]:
     lines = []
     for task, model in _MUST_GENERALISE:
         if (task, model) in by_cell:
-            score = by_cell[task, model].metrics["test_coarse"]
+            runs = by_cell[task, model]
+            score = median(runs, "test_coarse")
             verdict = "meets" if score >= 0.95 else "misses"
             lines.append(
-                f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f} "
-                f"{verdict} the target of 0.95 at the longer test lengths."
+                f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f}"
+                f"{_over_seeds(runs, 'test_coarse')} {verdict} the target of 0.95 at the "
+                "longer test lengths."
             )
     return lines
 
 
+def _over_seeds(runs: Sequence[RunRecord], name: str) -> str:
+    """'' for one run; for several, which seeds a median is over and each one's value."""
+    if len(runs) == 1:
+        return ""
+    seeds = ", ".join(str(r.spec.seed) for r in runs)
+    values = ", ".join(f"{r.metrics[name]:.2f}" for r in runs)
+    return f" (the median of seeds {seeds}: {values})"
+
+
 def _deep_lstm(by_cell: _Cells) -> list[str]:
     baseline = [
-        f"{task} {by_cell[task, 'lstm'].metrics['test_coarse']:.2f}"
+        f"{task} {median(by_cell[task, 'lstm'], 'test_coarse'):.2f}"
+        f"{_over_seeds(by_cell[task, 'lstm'], 'test_coarse')}"
         for task in ("copy", "reversal")
         if (task, "lstm") in by_cell
     ]
@@ -96,10 +120,12 @@ def _deep_lstm(by_cell: _Cells) -> list[str]:
 def _run_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) -> list[str]:
     """Every run's scores and curriculum, and whether its cell reports it."""
     lines = []
-    for r in sorted(records, key=lambda r: r.spec.name):
+    several = len({r.spec.seed for r in records}) > 1
+    for r in sorted(records, key=lambda r: (r.spec.name, r.spec.seed)):
         c, m = r.spec.config, r.metrics
         start = _start(r)
         name = MODEL_NAMES[c["model"]] + (f" ({start} start)" if start else "")
+        name += f", seed {r.spec.seed}" if several else ""
         reported = any(r is kept for kept in chosen)
         note = "" if reported else "; not reported: the other start trains better"
         lines.append(
@@ -119,8 +145,9 @@ def _selection_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) 
         candidates = sum(
             (o.spec.config["task"], o.spec.config["model"], o.spec.seed) == cell for o in records
         )
+        seed = f", seed {r.spec.seed}" if len({o.spec.seed for o in records}) > 1 else ""
         lines.append(
-            f"{c['task']}, {MODEL_NAMES[c['model']]}: {_configuration(c)}, training "
+            f"{c['task']}, {MODEL_NAMES[c['model']]}{seed}: {_configuration(c)}, training "
             f"perplexity {training_perplexity(r):.4f}, the lowest of {candidates} finished runs."
         )
     return lines

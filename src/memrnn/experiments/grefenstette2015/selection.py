@@ -64,7 +64,7 @@ def _perplexity_rank(record: RunRecord) -> tuple[float, int, int]:
     return -training_perplexity(record), -c["layers"], -c["hidden"]
 
 
-def _order(record: RunRecord) -> tuple[int, int]:
-    """Figure 2a's order: by task, then by model."""
+def _order(record: RunRecord) -> tuple[int, int, int]:
+    """Figure 2a's order: by task, then by model, then by seed."""
     c = record.spec.config
-    return TASKS.index(c["task"]), MODELS.index(c["model"])
+    return TASKS.index(c["task"]), MODELS.index(c["model"]), record.spec.seed
