@@ -46,7 +46,7 @@ def figure2a(records: Sequence[RunRecord]) -> Table:
         "Greedy coarse and fine accuracy at the training lengths and at the longer "
         "test lengths (Figure 2a)"
     )
-    if len({r.spec.seed for r in records}) > 1:
+    if _several_seeds(records):
         caption += "; each cell the median over the seeds of the runs it reports"
     if profile == "paper":
         depths = ", ".join(f"{task} {d}" for task, d in PAPER_BEST_DEPTH.items())
@@ -56,6 +56,11 @@ def figure2a(records: Sequence[RunRecord]) -> Table:
             f"the paper's Deep LSTM rows: {depths} layers)"
         )
     return Table("figure2a", caption, list(SCORES), rows)
+
+
+def _several_seeds(records: Sequence[RunRecord]) -> bool:
+    """Whether ``records`` hold runs of more than one seed (``--seeds``)."""
+    return len({r.spec.seed for r in records}) > 1
 
 
 def _cell_of(record: RunRecord) -> str:
@@ -120,7 +125,7 @@ def _deep_lstm(by_cell: _Cells) -> list[str]:
 def _run_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) -> list[str]:
     """Every run's scores and curriculum, and whether its cell reports it."""
     lines = []
-    several = len({r.spec.seed for r in records}) > 1
+    several = _several_seeds(records)
     for r in sorted(records, key=lambda r: (r.spec.name, r.spec.seed)):
         c, m = r.spec.config, r.metrics
         start = _start(r)
@@ -139,13 +144,14 @@ def _run_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) -> lis
 def _selection_lines(records: Sequence[RunRecord], chosen: Sequence[RunRecord]) -> list[str]:
     """For each cell, the configuration chosen and how many finished runs it beat."""
     lines = []
+    several = _several_seeds(records)
     for r in chosen:
         c = r.spec.config
         cell = (c["task"], c["model"], r.spec.seed)
         candidates = sum(
             (o.spec.config["task"], o.spec.config["model"], o.spec.seed) == cell for o in records
         )
-        seed = f", seed {r.spec.seed}" if len({o.spec.seed for o in records}) > 1 else ""
+        seed = f", seed {r.spec.seed}" if several else ""
         lines.append(
             f"{c['task']}, {MODEL_NAMES[c['model']]}{seed}: {_configuration(c)}, training "
             f"perplexity {training_perplexity(r):.4f}, the lowest of {candidates} finished runs."
