@@ -8,7 +8,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,7 +146,7 @@ def run_train(args: argparse.Namespace) -> int:
         )
     base = runs[name]
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
-    spec = _relabelled(base, config.to_dict(), runs.values())
+    spec = _relabelled(base, config.to_dict(), list(runs.values()))
     check_config(experiment, config)
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
@@ -168,7 +168,7 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _relabelled(base: RunSpec, config: Mapping[str, Any], runs: Iterable[RunSpec]) -> RunSpec:
+def _relabelled(base: RunSpec, config: Mapping[str, Any], runs: Sequence[RunSpec]) -> RunSpec:
     """``base`` with the settings ``config`` that ``--set`` made, kept truthful where a
     setting is one of the run's coordinates in its grid (a tag). The seed, and any
     coordinate in which runs of the profile differ from ``base`` with its other
@@ -179,7 +179,6 @@ def _relabelled(base: RunSpec, config: Mapping[str, Any], runs: Iterable[RunSpec
         UserError: a setting that the run's name shows was changed; the error names the
             run to pick instead, or ``--seeds``.
     """
-    runs = list(runs)
     tags = dict(base.tags)
     for key in base.tags:
         if key not in config or config[key] == base.config[key]:
@@ -206,7 +205,7 @@ def _relabelled(base: RunSpec, config: Mapping[str, Any], runs: Iterable[RunSpec
     return dataclasses.replace(base, config=dict(config), tags=tags)
 
 
-def _peers(key: str, base: RunSpec, runs: list[RunSpec]) -> list[RunSpec]:
+def _peers(key: str, base: RunSpec, runs: Sequence[RunSpec]) -> list[RunSpec]:
     """The runs of the profile at ``base``'s coordinates but ``key`` (the coordinates
     that are settings: labels such as a start follow from them)."""
     rest = [k for k in base.tags if k != key and k in base.config]

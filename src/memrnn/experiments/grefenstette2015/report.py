@@ -15,7 +15,7 @@ from memrnn.experiments.grefenstette2015.selection import (
     select,
     training_perplexity,
 )
-from memrnn.experiments.tables import Cell, Table, median, paper_number, runs_cell
+from memrnn.experiments.tables import Cell, Table, group, median, paper_number, runs_cell
 
 # The quick profile's acceptance: these must reach test coarse accuracy 0.95.
 _MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "deque"),
@@ -75,9 +75,7 @@ def findings(records: Sequence[RunRecord]) -> list[str]:
     several seeds a target is judged on the median of the cell's runs."""
     profile = profile_of(records)
     chosen = select(records)
-    by_cell: dict[tuple[str, str], list[RunRecord]] = {}
-    for r in chosen:  # each cell's seeds in order
-        by_cell.setdefault((r.spec.config["task"], r.spec.config["model"]), []).append(r)
+    by_cell = group(chosen, "task", "model")  # each cell's runs in the order of their seeds
     lines = []
     if profile == "quick":  # a smoke run's numbers judge nothing
         lines += _targets(by_cell)
