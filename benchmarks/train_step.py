@@ -1,14 +1,18 @@
 """Training-step time and memory of Stack-, Queue- and DeQue-LSTMs against the LSTM alone.
 
 Speed: one RMSProp step (forward, backward, clipping, update) on token ids, at the
-paper's sizes (128 symbols, embeddings 64, hidden 256, memory width 256), for
+paper's sizes (128 symbols, embeddings 64, hidden 256, memory width 256; ``--hidden``,
+``--embedding`` and ``--memory-width`` set others), for
 
 - the LSTM alone (memrnn's 1-layer ``DeepLSTM``: the controller without its memory);
 - memrnn's Stack-, Queue- and DeQue-LSTM (the whole-sequence path,
   ``memrnn.models.controller.fused``);
 - memrnn's Stack-LSTM run step by step under plain autograd (``stepwise=True``);
 - the two naive Stack-LSTMs of ``benchmarks/naive_stacks.py``: values re-stacked every
-  step, and the literal loop over depth.
+  step, and the literal loop over depth;
+- the Stack-LSTM's matrix products alone, a floor for any implementation of it, and on a
+  CPU the same products through oneDNN's linear layer, which on some CPUs multiplies
+  these small matrices faster than MKL (``products_alone``).
 
 Each is the best of its timed steps after a warm-up; the models take turns over
 ``--rounds`` rounds of ``--repeats`` steps each, so that a load from other work on the
@@ -26,6 +30,8 @@ resident set of a fresh process.
     python benchmarks/train_step.py --memory              # CPU memory table
     python benchmarks/train_step.py --device cuda         # both on a GPU: add --memory
     python benchmarks/train_step.py --batch 10 --length 130 --only fused --rounds 5
+    python benchmarks/train_step.py --batch 32 --length 66 --hidden 64 --embedding 32 \
+        --memory-width 64 --only fused --threads 1 --rounds 5   # Grefenstette et al.'s quick
 """
 
 from __future__ import annotations
@@ -38,18 +44,28 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 sys.path.insert(0, str(Path(__file__).parent))
-from naive_stacks import NaiveStackLSTM, copy_weights, restacking_step, same_logits
+from naive_stacks import NaiveStackLSTM, Variant, copy_weights, restacking_step, same_logits
 
+from memrnn.models.controller.network import MemoryKind
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
 from memrnn.structures import NeuralStack
 
 IN_VOCAB, OUT_VOCAB = 131, 129
+
+
+class Sizes(NamedTuple):
+    """The models' sizes for the speed table (the paper's by default)."""
+
+    hidden: int
+    embedding: int
+    width: int  # m
 
 
 def _sync(device: torch.device) -> None:
@@ -86,17 +102,24 @@ def best_time(work: Callable[[], None], repeats: int) -> float:
     return min(times)
 
 
-def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor], Tensor]]]:
+def _models(
+    device: torch.device, sizes: Sizes
+) -> dict[str, tuple[nn.Module, Callable[[Tensor], Tensor]]]:
     torch.manual_seed(0)
-    lstm = DeepLSTM(IN_VOCAB, OUT_VOCAB, hidden_size=256).to(device)
+    hid, emb, width = sizes
+    lstm = DeepLSTM(IN_VOCAB, OUT_VOCAB, hidden_size=hid, embedding=emb).to(device)
+    kinds: tuple[MemoryKind, ...] = ("stack", "queue", "deque")
     memories = {
-        kind: MemoryAugmentedLSTM(IN_VOCAB, OUT_VOCAB, memory=kind).to(device)  # type: ignore[arg-type]
-        for kind in ("stack", "queue", "deque")
-    }
+        kind: MemoryAugmentedLSTM(IN_VOCAB, OUT_VOCAB, memory=kind, hidden_size=hid,
+                                  embedding=emb, memory_width=width).to(device)
+        for kind in kinds
+    }  # fmt: skip
     stack = memories["stack"]
     naive = {}
-    for variant in ("restacking", "depth_loop"):
-        model = NaiveStackLSTM(IN_VOCAB, OUT_VOCAB, variant).to(device)  # type: ignore[arg-type]
+    variants: tuple[Variant, ...] = ("restacking", "depth_loop")
+    for variant in variants:
+        model = NaiveStackLSTM(IN_VOCAB, OUT_VOCAB, variant, hidden=hid, embedding=emb,
+                               memory_width=width).to(device)  # fmt: skip
         copy_weights(stack, model)
         naive[variant] = model
     tokens = torch.randint(0, IN_VOCAB, (3, 12), device=device)
@@ -114,20 +137,25 @@ def _models(device: torch.device) -> dict[str, tuple[nn.Module, Callable[[Tensor
     }
 
 
-def products_alone(batch: int, length: int, device: torch.device, repeats: int) -> float:
+def products_alone(batch: int, length: int, device: torch.device, repeats: int,
+                   onednn: bool = False, hid: int = 256, width: int = 256) -> float:  # fmt: skip
     """The best time of the Stack-LSTM's matrix products alone, forward and backward.
 
-    Per step: the cell's product on [r_{t-1} ; h_{t-1}] (width 256 + 256 -> 4 x 256),
-    the memory projections (256 -> 256 + 2), the read, and their backward products; then
+    Per step: the cell's product on [r_{t-1} ; h_{t-1}] (width + hid -> 4 hid), the
+    memory projections (hid -> width + 2), the read, and their backward products; then
     the weight gradients over all steps. Nothing else of the step: a floor for any
-    implementation of the same model that keeps its arithmetic.
+    implementation of the same model that keeps its arithmetic. ``onednn``: the per-step
+    products of the cell and the projections through oneDNN's linear layer (the kernels
+    of the LSTM alone) instead of ATen's ``addmm`` and ``mm`` (MKL on x86), with each
+    weight transposed once for the backward's; the reads and the weight gradients as
+    before.
     """
     gen = torch.Generator(device=device).manual_seed(0)
 
     def rand(*size: int) -> Tensor:
         return torch.randn(*size, generator=gen, device=device)
 
-    hid, width, gates = 256, 256, 4 * 256
+    gates = 4 * hid
     w_rec, w_q = rand(gates, width + hid), rand(width + 2, hid)
     rh, z, q = rand(batch, width + hid), rand(batch, gates), rand(batch, width + 2)
     h, values, weights = rand(batch, hid), rand(batch, length, width), rand(batch, 1, length)
@@ -145,7 +173,33 @@ def products_alone(batch: int, length: int, device: torch.device, repeats: int) 
         all_z.t() @ all_rh
         _sync(device)
 
-    return best_time(run, repeats)
+    def run_onednn() -> None:
+        linear = torch.ops.mkldnn._linear_pointwise
+        w_rec_t, w_q_t = w_rec.t().contiguous(), w_q.t().contiguous()
+        for _ in range(length):
+            linear(rh, w_rec, None, "none", [], "").add_(z)
+            linear(h, w_q, None, "none", [], "").add_(q)
+            torch.bmm(weights, values)
+        for _ in range(length):
+            linear(z, w_rec_t, None, "none", [], "")
+            linear(q, w_q_t, None, "none", [], "")
+            torch.bmm(weights, values)
+        all_z.t() @ all_rh
+
+    return best_time(run_onednn if onednn else run, repeats)
+
+
+def onednn_linear(device: torch.device) -> bool:
+    """Whether this torch has oneDNN's linear layer for ``device`` (its CPU builds), checked
+    to give ATen's products to float rounding."""
+    if not (device.type == "cpu" and torch.backends.mkldnn.is_available()
+            and hasattr(torch.ops.mkldnn, "_linear_pointwise")):  # fmt: skip
+        return False
+    x, w = torch.randn(10, 512), torch.randn(1024, 512)
+    if not torch.allclose(torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], ""),
+                          x @ w.t(), rtol=1e-4, atol=1e-3):  # fmt: skip
+        raise AssertionError("oneDNN's linear layer does not give ATen's product")
+    return True
 
 
 def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
@@ -155,18 +209,21 @@ def stepwise(model: MemoryAugmentedLSTM, tokens: Tensor) -> Tensor:
     return out
 
 
-# ``--only`` picks rows by these groups (the LSTM alone and the floor are always timed).
+# ``--only`` picks rows by these groups (the LSTM alone and the floors are always timed).
 GROUPS = {
     "fused": ("memrnn Stack-LSTM", "memrnn Queue-LSTM", "memrnn DeQue-LSTM"),
     "stepwise": ("memrnn Stack-LSTM, per-step autograd",),
     "naive": ("re-stacking values", "literal depth loop"),
 }
 FLOOR = "Stack-LSTM's matrix products alone (a floor)"
+FLOOR_ONEDNN = "the same products through oneDNN (a floor)"
 
 
 def speed(args: argparse.Namespace, device: torch.device) -> None:
-    models = _models(device)
+    sizes = Sizes(args.hidden, args.embedding, args.memory_width)
+    models = _models(device, sizes)
     wanted = {"LSTM alone", *(name for group in args.only for name in GROUPS[group])}
+    floors = {FLOOR: False, FLOOR_ONEDNN: True} if onednn_linear(device) else {FLOOR: False}
     print("| B | T | model | ms/step | tokens/s | x LSTM alone |")
     print("|---:|---:|---|---:|---:|---:|")
     for batch in args.batch:
@@ -174,7 +231,7 @@ def speed(args: argparse.Namespace, device: torch.device) -> None:
             best: dict[str, float] = {}
             for _ in range(args.rounds):
                 for name, (model, forward) in models.items():
-                    copies_gb = 4 * batch * 256 * length * length / 2 / 1e9
+                    copies_gb = 4 * batch * sizes.width * length * length / 2 / 1e9
                     if name not in wanted or (
                         name == "re-stacking values" and copies_gb > args.max_gb
                     ):
@@ -183,10 +240,12 @@ def speed(args: argparse.Namespace, device: torch.device) -> None:
                     repeats = 1 if slow else args.repeats
                     seconds = seconds_per_step(forward, model, batch, length, device, repeats)
                     best[name] = min(seconds, best.get(name, seconds))
-                seconds = products_alone(batch, length, device, args.repeats)
-                best[FLOOR] = min(seconds, best.get(FLOOR, seconds))
+                for floor, onednn in floors.items():
+                    seconds = products_alone(batch, length, device, args.repeats, onednn,
+                                             sizes.hidden, sizes.width)  # fmt: skip
+                    best[floor] = min(seconds, best.get(floor, seconds))
             base = best["LSTM alone"]
-            for name in (*models, FLOOR):
+            for name in (*models, FLOOR, FLOOR_ONEDNN):
                 if name in best:
                     _row(batch, length, name, best[name], base)
                 elif name == "re-stacking values" and name in wanted:
@@ -264,6 +323,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch", type=int, nargs="+", default=[10, 256])
     parser.add_argument("--length", type=int, nargs="+", default=[64, 130, 256])
+    parser.add_argument("--hidden", type=int, default=256, help="the LSTMs' hidden units")
+    parser.add_argument("--embedding", type=int, default=64)
+    parser.add_argument("--memory-width", type=int, default=256, help="m, the value width")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=1, help="turns each model takes")
     parser.add_argument(
