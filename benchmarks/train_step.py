@@ -323,9 +323,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch", type=int, nargs="+", default=[10, 256])
     parser.add_argument("--length", type=int, nargs="+", default=[64, 130, 256])
-    parser.add_argument("--hidden", type=int, default=256, help="the LSTMs' hidden units")
-    parser.add_argument("--embedding", type=int, default=64)
-    parser.add_argument("--memory-width", type=int, default=256, help="m, the value width")
+    parser.add_argument("--hidden", type=int, default=256, help="the speed table's hidden units")
+    parser.add_argument("--embedding", type=int, default=64, help="the speed table's embeddings")
+    parser.add_argument("--memory-width", type=int, default=256, help="the speed table's m")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=1, help="turns each model takes")
     parser.add_argument(
