@@ -138,12 +138,12 @@ def _models(
 
 
 def products_alone(batch: int, length: int, device: torch.device, repeats: int,
-                   onednn: bool = False, hid: int = 256, width: int = 256) -> float:  # fmt: skip
+                   sizes: Sizes, onednn: bool = False) -> float:  # fmt: skip
     """The best time of the Stack-LSTM's matrix products alone, forward and backward.
 
-    Per step: the cell's product on [r_{t-1} ; h_{t-1}] (width + hid -> 4 hid), the
-    memory projections (hid -> width + 2), the read, and their backward products; then
-    the weight gradients over all steps. Nothing else of the step: a floor for any
+    Per step: the cell's product on [r_{t-1} ; h_{t-1}] (width + hidden -> 4 hidden), the
+    memory projections (hidden -> width + 2), the read, and their backward products;
+    then the weight gradients over all steps. Nothing else of the step: a floor for any
     implementation of the same model that keeps its arithmetic. ``onednn``: the per-step
     products of the cell and the projections through oneDNN's linear layer (the kernels
     of the LSTM alone) instead of ATen's ``addmm`` and ``mm`` (MKL on x86), with each
@@ -155,38 +155,46 @@ def products_alone(batch: int, length: int, device: torch.device, repeats: int,
     def rand(*size: int) -> Tensor:
         return torch.randn(*size, generator=gen, device=device)
 
-    gates = 4 * hid
+    hid, width, gates = sizes.hidden, sizes.width, 4 * sizes.hidden
     w_rec, w_q = rand(gates, width + hid), rand(width + 2, hid)
     rh, z, q = rand(batch, width + hid), rand(batch, gates), rand(batch, width + 2)
     h, values, weights = rand(batch, hid), rand(batch, length, width), rand(batch, 1, length)
     all_z, all_rh = rand(length * batch, gates), rand(length * batch, width + hid)
 
-    def run() -> None:
-        for _ in range(length):
+    if onednn:
+        w_rec_t, w_q_t = w_rec.t().contiguous(), w_q.t().contiguous()
+
+        def forward_products() -> None:
+            onednn_product(rh, w_rec).add_(z)
+            onednn_product(h, w_q).add_(q)
+
+        def backward_products() -> None:
+            onednn_product(z, w_rec_t)
+            onednn_product(q, w_q_t)
+    else:
+
+        def forward_products() -> None:
             torch.addmm(z, rh, w_rec.t())
             torch.addmm(q, h, w_q.t())
-            torch.bmm(weights, values)
-        for _ in range(length):
+
+        def backward_products() -> None:
             z @ w_rec
             q @ w_q
-            torch.bmm(weights, values)
+
+    def run() -> None:
+        for products in (forward_products, backward_products):
+            for _ in range(length):
+                products()
+                torch.bmm(weights, values)
         all_z.t() @ all_rh
         _sync(device)
 
-    def run_onednn() -> None:
-        linear = torch.ops.mkldnn._linear_pointwise
-        w_rec_t, w_q_t = w_rec.t().contiguous(), w_q.t().contiguous()
-        for _ in range(length):
-            linear(rh, w_rec, None, "none", [], "").add_(z)
-            linear(h, w_q, None, "none", [], "").add_(q)
-            torch.bmm(weights, values)
-        for _ in range(length):
-            linear(z, w_rec_t, None, "none", [], "")
-            linear(q, w_q_t, None, "none", [], "")
-            torch.bmm(weights, values)
-        all_z.t() @ all_rh
+    return best_time(run, repeats)
 
-    return best_time(run_onednn if onednn else run, repeats)
+
+def onednn_product(x: Tensor, w: Tensor) -> Tensor:
+    """x w^T by oneDNN's linear layer, for w (out, in) as ``F.linear`` takes it."""
+    return torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], "")
 
 
 def onednn_linear(device: torch.device) -> bool:
@@ -196,8 +204,7 @@ def onednn_linear(device: torch.device) -> bool:
             and hasattr(torch.ops.mkldnn, "_linear_pointwise")):  # fmt: skip
         return False
     x, w = torch.randn(10, 512), torch.randn(1024, 512)
-    if not torch.allclose(torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], ""),
-                          x @ w.t(), rtol=1e-4, atol=1e-3):  # fmt: skip
+    if not torch.allclose(onednn_product(x, w), x @ w.t(), rtol=1e-4, atol=1e-3):
         raise AssertionError("oneDNN's linear layer does not give ATen's product")
     return True
 
@@ -241,8 +248,7 @@ def speed(args: argparse.Namespace, device: torch.device) -> None:
                     seconds = seconds_per_step(forward, model, batch, length, device, repeats)
                     best[name] = min(seconds, best.get(name, seconds))
                 for floor, onednn in floors.items():
-                    seconds = products_alone(batch, length, device, args.repeats, onednn,
-                                             sizes.hidden, sizes.width)  # fmt: skip
+                    seconds = products_alone(batch, length, device, args.repeats, sizes, onednn)
                     best[floor] = min(seconds, best.get(floor, seconds))
             base = best["LSTM alone"]
             for name in (*models, FLOOR, FLOOR_ONEDNN):
