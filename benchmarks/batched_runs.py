@@ -11,6 +11,10 @@ with malloc set as the runner's processes set it (``memrnn.runner.allocator``). 
 two columns time one run whose batch holds all N runs' rows: a group still does every
 row's arithmetic, so that run's ratio is about the most grouping can give.
 
+On a machine shared with other work one timing can be off by half, so every N is timed
+in each of ``--rounds`` rounds, the three ways in turn; the table gives each way's median
+seconds, the ratios of the medians, and the lowest and highest of the rounds' own ratios.
+
     python benchmarks/batched_runs.py                     # N in 1 4 16, CPU
     python benchmarks/batched_runs.py --device cuda       # on a GPU
     python benchmarks/batched_runs.py --device cuda --runs 1 8 32 128 --hidden 256 \
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from typing import Any
 
@@ -119,15 +124,21 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
     parser.add_argument(
+        "--rounds", type=int, default=3,
+        help="rounds per N, the three ways in turn within each; medians are reported",
+    )  # fmt: skip
+    parser.add_argument(
         "--alone-max", type=int, default=0,
-        help="time this many runs one after another once and scale to each N (0: time all "
-        "N runs for each N)",
+        help="time this many runs one after another once a round and scale to each N (0: "
+        "time all N runs for each N)",
     )  # fmt: skip
     parser.add_argument(
         "--default-malloc", action="store_true",
         help="leave glibc's malloc as it is (the runner's processes keep freed memory)",
     )  # fmt: skip
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds: at least 1, got {args.rounds}")
     if not args.default_malloc:
         keep_freed_memory()
     torch.set_num_threads(args.threads)
@@ -138,28 +149,34 @@ def main() -> None:
         f"{args.steps} steps per run, {device}, {args.threads} thread(s)"
     )
     print(f"{'N':>4} {'alone s':>9} {'batched s':>10} {'alone run-steps/s':>18} "
-          f"{'batched run-steps/s':>20} {'ratio':>6} {'one model of N B rows s':>24} "
-          f"{'its ratio':>9}")  # fmt: skip
+          f"{'batched run-steps/s':>20} {'ratio':>6} {'rounds':>11} "
+          f"{'one model of N B rows s':>24} {'its ratio':>9}")  # fmt: skip
     batched(_members(2, args, device), 3, device)  # warm-up: first calls allocate and load
-    per_run = None  # with --alone-max: the seconds of one run alone, timed once
-    for n in args.runs:
-        # runs alone share nothing: ``--alone-max`` of them give the time of any n
-        if not args.alone_max:
-            alone = one_after_another(_members(n, args, device), args.steps, device)
-        else:
+    timed: dict[int, list[tuple[float, float, float]]] = {n: [] for n in args.runs}
+    for _ in range(args.rounds):
+        per_run = None  # with --alone-max: one run alone, timed once a round
+        if args.alone_max:  # runs alone share nothing: that many give the time of any N
+            cells = _members(args.alone_max, args, device)
+            per_run = one_after_another(cells, args.steps, device) / args.alone_max
+        for n in args.runs:
             if per_run is None:
-                cells = _members(args.alone_max, args, device)
-                per_run = one_after_another(cells, args.steps, device) / args.alone_max
-            alone = per_run * n
-        together = batched(_members(n, args, device), args.steps, device)
-        wide = one_model_of_all_rows(n, args, device)
+                alone = one_after_another(_members(n, args, device), args.steps, device)
+            else:
+                alone = per_run * n
+            together = batched(_members(n, args, device), args.steps, device)
+            timed[n].append((alone, together, one_model_of_all_rows(n, args, device)))
+    for n, rounds in timed.items():
+        alone, together, wide = (statistics.median(r[way] for r in rounds) for way in range(3))
+        ratios = [r[0] / r[1] for r in rounds]
         work = n * args.steps
         print(f"{n:>4} {alone:>9.2f} {together:>10.2f} {work / alone:>18.1f} "
-              f"{work / together:>20.1f} {alone / together:>6.2f} {wide:>24.2f} "
+              f"{work / together:>20.1f} {alone / together:>6.2f} "
+              f"{min(ratios):>5.2f}-{max(ratios):<5.2f} {wide:>24.2f} "
               f"{alone / wide:>9.2f}")  # fmt: skip
         if args.json:
             row = {"runs": n, "alone_s": alone, "batched_s": together, "ratio": alone / together,
-                   "one_model_s": wide, "one_model_ratio": alone / wide}  # fmt: skip
+                   "round_ratios": ratios, "one_model_s": wide,
+                   "one_model_ratio": alone / wide}  # fmt: skip
             print(json.dumps(row))
 
 

@@ -39,7 +39,7 @@ run 60 train_step_cuda python benchmarks/train_step.py --device cuda --batch 10 
 for hidden in 256 512; do
   run 90 "batched_runs_cuda_h$hidden" python benchmarks/batched_runs.py --device cuda \
       --runs 1 8 32 128 --steps 20 --alone-max 8 --hidden "$hidden" --embedding 64 \
-      --memory-width 256 --batch 10 --train-max 64
+      --memory-width 256 --batch 10 --train-max 64 --rounds 1
 done
 run 120 grefenstette_paper_cuda python benchmarks/grefenstette_paper.py --device cuda --steps 5
 run 90 compile_step_cuda python benchmarks/compile_step.py --device cuda
