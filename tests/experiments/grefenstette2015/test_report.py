@@ -4,6 +4,9 @@ configuration), and a smoke run's scale, which claims nothing."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from memrnn.experiments.base import RunRecord
 from memrnn.experiments.grefenstette2015 import Grefenstette2015
 from memrnn.experiments.tables import Printed
 from tests.experiments.grefenstette2015.records import (
@@ -96,3 +99,36 @@ def test_several_seeds_give_each_cell_their_median_and_each_seed_its_line() -> N
     assert "Stack-LSTM on reversal: test coarse accuracy 0.50 misses" in " ".join(lines)
     assert any(line.startswith("reversal, DeQue-LSTM (even start), seed 2: test coarse 0.78")
                for line in lines)  # fmt: skip
+
+
+def _with_test_scores(record: RunRecord, scores: dict[int, float]) -> RunRecord:
+    """``record`` with these test coarse scores at its evaluations (step: score)."""
+    history = [(step, "test_coarse", score) for step, score in scores.items()]
+    return dataclasses.replace(record, history=history)
+
+
+def test_a_target_says_how_often_its_run_stood_at_the_target_over_its_second_half() -> None:
+    """A run whose test score swings meets or misses by where the swing stands at the last
+    evaluation; the finding says how many evaluations of the second half (steps past
+    4,000 of 8,000) were at 0.95 or more, for each seed."""
+    swinging = {step: 1.0 if step % 300 else 0.6 for step in range(100, 8001, 100)}
+    record = quick_record("quick", "reversal/stack/seed0", (1.0, 1.0, 0.0), test=1.0)
+    lines = Grefenstette2015().findings([_with_test_scores(record, swinging)])
+    # 40 evaluations from step 4,100; 13 of them (4,200, 4,500, ..., 7,800) at 0.6
+    assert (
+        "Stack-LSTM on reversal: test coarse accuracy 1.00 meets the target of 0.95 at the "
+        "longer test lengths; it stood at 0.95 or more at 27 of the 40 evaluations of its "
+        "second half."
+    ) in lines
+    seeds = [
+        _with_test_scores(
+            quick_record("quick", f"reversal/stack/seed{seed}", (1.0, 1.0, 0.0), test=1.0),
+            swinging if seed else {step: 0.95 for step in (4000, 4100, 8000)},
+        )
+        for seed in (0, 1)
+    ]
+    assert any(
+        line.endswith("its seeds stood at 0.95 or more at 2 of 2, 27 of 40 evaluations of "
+                      "their second halves.")
+        for line in Grefenstette2015().findings(seeds)
+    )  # fmt: skip

@@ -15,9 +15,18 @@ from memrnn.experiments.grefenstette2015.selection import (
     select,
     training_perplexity,
 )
-from memrnn.experiments.tables import Cell, Table, group, median, paper_number, runs_cell
+from memrnn.experiments.tables import (
+    Cell,
+    Table,
+    curve,
+    group,
+    median,
+    paper_number,
+    runs_cell,
+)
 
 # The quick profile's acceptance: these must reach test coarse accuracy 0.95.
+_TARGET = 0.95
 _MUST_GENERALISE = (("reversal", "stack"), ("copy", "queue"), ("reversal", "deque"),
                     ("copy", "deque"))  # fmt: skip
 # (task, model) -> the runs the cell reports, one per seed
@@ -92,13 +101,33 @@ def _targets(by_cell: _Cells) -> list[str]:
         if (task, model) in by_cell:
             runs = by_cell[task, model]
             score = median(runs, "test_coarse")
-            verdict = "meets" if score >= 0.95 else "misses"
+            verdict = "meets" if score >= _TARGET else "misses"
             lines.append(
                 f"{MODEL_NAMES[model]} on {task}: test coarse accuracy {score:.2f}"
-                f"{_over_seeds(runs, 'test_coarse')} {verdict} the target of 0.95 at the "
-                "longer test lengths."
+                f"{_over_seeds(runs, 'test_coarse')} {verdict} the target of {_TARGET} at "
+                f"the longer test lengths{_held(runs)}."
             )
     return lines
+
+
+def _held(runs: Sequence[RunRecord]) -> str:
+    """How often each run stood at the target over the second half of its training: a
+    score that swings while training stays perfect meets or misses the target by where
+    the swing stands at the last evaluation. '' for runs without their evaluations."""
+    counts = []
+    for r in runs:
+        steps, values = curve(r, "test_coarse")
+        late = [
+            v for step, v in zip(steps, values, strict=True) if 2 * step > r.spec.config["steps"]
+        ]
+        if not late:
+            return ""
+        counts.append((sum(v >= _TARGET for v in late), len(late)))
+    if len(counts) == 1:
+        (at, of), *_ = counts
+        return f"; it stood at {_TARGET} or more at {at} of the {of} evaluations of its second half"
+    held = ", ".join(f"{at} of {of}" for at, of in counts)
+    return f"; its seeds stood at {_TARGET} or more at {held} evaluations of their second halves"
 
 
 def _over_seeds(runs: Sequence[RunRecord], name: str) -> str:
