@@ -47,7 +47,7 @@ class ToyRun:
         x, y = batch
         return torch.mean((self.model(x) - y) ** 2)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         x, y = self._data(rng, 256)
         error = (self.model.weight.T - self.w_true).norm()
         return {"loss": float(self.loss((x, y))), "weight_error": float(error)}

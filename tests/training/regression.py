@@ -30,7 +30,7 @@ class Regression:
         x, y = batch
         return torch.mean((self.model(x) - y) ** 2)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         self.evaluations += 1
         x = torch.from_numpy(rng.standard_normal((64, 3))).float()
         value = float(self.loss((x, x @ self.w)))

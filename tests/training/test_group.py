@@ -100,7 +100,7 @@ class ToySteps:
     def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
         return self.loss_of(self.model(self.inputs(batch)), batch)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         self.evaluations += 1
         value = float(self.loss(self.dev))  # a fixed set: a smooth dev loss
         if self.worse_after and self.evaluations > self.worse_after:

@@ -124,7 +124,7 @@ class PairSteps:
     def loss(self, batch: TaskBatch) -> Tensor:
         return self.task.loss(self.model(batch.inputs), batch)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         if self.valid:
             return score_pairs(self.task, self.model, self.valid)
         drawn = rng.integers(0, len(self.task.pairs), size=self.config.eval_size)

@@ -120,7 +120,7 @@ class _OneWordPerEpoch:
     def loss(self, batch: int) -> Tensor:
         return self._word_loss(batch)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         return {}
 
 

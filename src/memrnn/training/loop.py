@@ -45,8 +45,9 @@ class Steps(Protocol):
     def loss(self, batch: Any) -> Tensor:
         """The scalar training loss of ``self.model`` on ``batch``."""
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
-        """Metrics of the model now; must include the settings' ``monitor``."""
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
+        """Metrics of the model after ``step`` optimiser steps; must include the
+        settings' ``monitor``."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def _evaluate(
 ) -> dict[str, float]:
     steps.model.eval()
     with torch.no_grad():
-        metrics = dict(steps.evaluate(rng))
+        metrics = dict(steps.evaluate(rng, state.step))
     if state.pending:
         metrics["train_loss"] = float(np.mean(state.pending))
     state.pending = []

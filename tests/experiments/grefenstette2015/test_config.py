@@ -25,3 +25,10 @@ def test_config_validation() -> None:
         Grefenstette2015Config(curriculum_start=-1).validate()
     with pytest.raises(ValueError, match="gate_noise: expected a standard deviation"):
         Grefenstette2015Config(gate_noise=-0.5).validate()
+    with pytest.raises(ValueError, match=r"score_every: expected a multiple of eval_every \(100\)"):
+        Grefenstette2015Config(score_every=250).validate()
+    with pytest.raises(ValueError, match="set patience 0 \\(got 3\\)"):
+        Grefenstette2015Config(score_every=500, patience=3).validate()
+    with pytest.raises(ValueError, match="monitor: with score_every, one of curriculum, "):
+        Grefenstette2015Config(score_every=500, monitor="test_coarse").validate()
+    Grefenstette2015Config(score_every=500).validate()

@@ -107,7 +107,7 @@ def _with_test_scores(record: RunRecord, scores: dict[int, float]) -> RunRecord:
     return dataclasses.replace(record, history=history)
 
 
-def test_a_target_says_how_often_its_run_stood_at_the_target_over_its_second_half() -> None:
+def test_a_target_says_how_often_its_run_scored_the_target_over_its_second_half() -> None:
     """A run whose test score swings meets or misses by where the swing stands at the last
     evaluation; the finding says how many evaluations of the second half (steps past
     4,000 of 8,000) were at 0.95 or more, for each seed."""
@@ -117,8 +117,8 @@ def test_a_target_says_how_often_its_run_stood_at_the_target_over_its_second_hal
     # 40 evaluations from step 4,100; 13 of them (4,200, 4,500, ..., 7,800) at 0.6
     assert (
         "Stack-LSTM on reversal: test coarse accuracy 1.00 meets the target of 0.95 at the "
-        "longer test lengths; it stood at 0.95 or more at 27 of the 40 evaluations of its "
-        "second half."
+        "longer test lengths; it scored 0.95 or more at 27 of the 40 times its test lengths "
+        "were scored over its second half."
     ) in lines
     seeds = [
         _with_test_scores(
@@ -128,7 +128,7 @@ def test_a_target_says_how_often_its_run_stood_at_the_target_over_its_second_hal
         for seed in (0, 1)
     ]
     assert any(
-        line.endswith("its seeds stood at 0.95 or more at 2 of 2, 27 of 40 evaluations of "
-                      "their second halves.")
+        line.endswith("its seeds scored 0.95 or more at 2 of 2, 27 of 40 of the times their "
+                      "test lengths were scored over their second halves.")
         for line in Grefenstette2015().findings(seeds)
     )  # fmt: skip

@@ -1,5 +1,6 @@
-"""One run: the curriculum, the training batches within its bound, its scores against
-greedy decoding, and every task trained and traced at the quick profile's lengths."""
+"""One run: the curriculum, the training batches within its bound, the long lengths scored
+less often, its scores against greedy decoding, and every task trained and traced at the
+quick profile's lengths."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from memrnn.experiments.grefenstette2015 import Grefenstette2015Config, TransductionRun
+from memrnn.experiments.grefenstette2015 import (
+    Grefenstette2015,
+    Grefenstette2015Config,
+    TransductionRun,
+)
 from memrnn.experiments.grefenstette2015.config import MODELS
 from memrnn.models.transducer import greedy_decode
+from memrnn.runner.train import train
 from memrnn.tasks.transduction import TASKS, sample_batch
 from memrnn.tasks.transduction_metrics import coarse, cut_at_eos, fine
 
@@ -29,16 +35,52 @@ def test_the_curriculum_grows_when_the_current_lengths_are_learned() -> None:
     rng = np.random.default_rng(0)
     bounds = [int(run.model.bound)]
     for _ in range(3):
-        run.evaluate(rng)
+        run.evaluate(rng, TINY.steps)
         bounds.append(int(run.model.bound))
     assert bounds == [2, 5, 8, 8]  # capped at max_length
     assert "bound" in run.model.state_dict()  # so a checkpoint keeps it
     never = dataclasses.replace(always, curriculum_threshold=1.1)
     run = TransductionRun(never, torch.device("cpu"))
-    run.evaluate(rng)
+    run.evaluate(rng, TINY.steps)
     assert int(run.model.bound) == 2
     off = TransductionRun(dataclasses.replace(TINY, curriculum_start=0), torch.device("cpu"))
     assert int(off.model.bound) == TINY.max_length
+
+
+def test_scoring_the_long_lengths_less_often_changes_nothing_that_is_trained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    experiment = Grefenstette2015()
+    every = dataclasses.replace(TINY, steps=20, eval_every=2, curriculum_start=2,
+                                curriculum_increment=1, curriculum_threshold=0.0)  # fmt: skip
+    sparse = dataclasses.replace(every, score_every=6)
+    scores: list[tuple[int, int, str]] = []  # each score's lengths and its generator's state
+    score = TransductionRun.score
+
+    def spy(run: TransductionRun, rng: np.random.Generator, lo: int, hi: int) -> tuple:
+        scores.append((lo, hi, repr(rng.bit_generator.state)))
+        return score(run, rng, lo, hi)
+
+    monkeypatch.setattr(TransductionRun, "score", spy)
+    whole = train(experiment, every)
+    whole_scores, scores[:] = scores[:], []
+    scored = train(experiment, sparse)
+    # the light evaluations (steps 2, 4, 8, 10, 14, 16) leave out two scores each, and
+    # every score left is drawn as the whole run draws it
+    assert len(scores) == len(whole_scores) - 2 * 6
+    remaining = iter(whole_scores)
+    assert all(s in remaining for s in scores)
+    full = {"train_coarse", "train_fine", "test_coarse", "test_fine"}
+    steps_of = {name: sorted(s for s, n, _ in scored.history if n == name) for name in full}
+    assert all(steps == [6, 12, 18, 20] for steps in steps_of.values())  # and the last
+    # every value the sparse run has, the whole one has too, and nothing else differs
+    assert set(scored.history) <= set(whole.history)
+    assert {(s, n) for s, n, _ in whole.history} - {(s, n) for s, n, _ in scored.history} == {
+        (s, n) for s in (2, 4, 8, 10, 14, 16) for n in full
+    }
+    assert scored.metrics == whole.metrics
+    # the curriculum grew at light evaluations too: 2 at the first, 8 from the seventh
+    assert [v for s, n, v in scored.history if n == "curriculum"][:7] == [2, 3, 4, 5, 6, 7, 8]
 
 
 def test_training_batches_respect_the_bound() -> None:

@@ -19,3 +19,4 @@ def test_the_quick_scale_names_what_is_not_in_the_paper() -> None:
     assert "8000 steps" in scale and "by a curriculum from 4" in scale
     assert "not in the paper: AdamW weight decay 0.1" in scale
     assert "the ITG tasks have" in scale and "(SVO->SOV) and" in scale
+    assert "lengths scored every 100 steps and the training and test lengths every 500" in scale

@@ -126,7 +126,7 @@ def test_an_untrained_run_evaluates_every_metric(autoencoder: bool) -> None:
     torch.manual_seed(0)
     built = Trask2016().build(config, CPU)
     with torch.no_grad():
-        metrics = built.evaluate(np.random.default_rng(0))
+        metrics = built.evaluate(np.random.default_rng(0), config.steps)
         artifacts = built.artifacts(np.random.default_rng(1))
     expected = {
         "loss",

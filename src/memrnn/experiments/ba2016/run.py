@@ -84,7 +84,7 @@ class RetrievalRun:
             total_loss += float(F.cross_entropy(scores, targets, reduction="sum"))
         return wrong / len(split[0]), total_loss / len(split[0])
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         val_error, val_loss = self._score(self.validation)
         test_error, _ = self._score(self.test)
         return {"val_error": val_error, "val_loss": val_loss, "test_error": test_error}

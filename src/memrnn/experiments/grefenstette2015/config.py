@@ -11,6 +11,9 @@ from memrnn.experiments.config import MonitorMode, TrainConfig
 Model = Literal["lstm", "stack", "queue", "deque"]  # "lstm": the Deep LSTM
 MODELS: tuple[Model, ...] = get_args(Model)
 Task = Literal["copy", "reversal", "bigram_flip", "svo_sov", "conjugation"]  # TASKS' names
+# What an evaluation reports when it scores only the curriculum's lengths (``score_every``);
+# the loop adds the training loss to every evaluation.
+EVERY_EVALUATION = ("curriculum", "curriculum_coarse", "train_loss")
 MODEL_NAMES = {"lstm": "Deep LSTM", "stack": "Stack-LSTM", "queue": "Queue-LSTM",
                "deque": "DeQue-LSTM"}  # fmt: skip
 
@@ -38,6 +41,11 @@ class Grefenstette2015Config(TrainConfig):
             pre-activations during training, once the curriculum has reached
             ``max_length`` (0 in the paper; see ``MemoryRNN``).
         eval_size: sequences decoded per score.
+        score_every: score the training and the test lengths every this many steps and
+            after the last; the evaluations between them score only the curriculum's
+            current lengths, which training needs (0: every evaluation scores all
+            three). A multiple of ``eval_every``. Training is the same either way: each
+            evaluation draws from a generator of its own, the current lengths first.
     """
 
     steps: int = 8000
@@ -45,7 +53,7 @@ class Grefenstette2015Config(TrainConfig):
     lr: float = 1e-3
     eval_every: int = 100
     checkpoint_every: int = 1000
-    monitor: str = "train_coarse"
+    monitor: str = "curriculum_coarse"
     monitor_mode: MonitorMode = "max"
     task: Task = "reversal"
     model: Model = "stack"
@@ -66,6 +74,7 @@ class Grefenstette2015Config(TrainConfig):
     bottom_push_bias: float = 0.0
     gate_noise: float = 0.0
     eval_size: int = 200
+    score_every: int = 0
 
     def validate(self) -> None:
         super().validate()
@@ -81,5 +90,25 @@ class Grefenstette2015Config(TrainConfig):
                 f"min <= max < test_min <= test_max, got {self.min_length}, {self.max_length}, "
                 f"{self.test_min_length}, {self.test_max_length}"
             )
-        self.require_at_least(0, "curriculum_start")
+        self.require_at_least(0, "curriculum_start", "score_every")
+        if self.score_every:
+            self._check_scores()
         self.require_in("curriculum_threshold", 0.0, 1.0)
+
+    def _check_scores(self) -> None:
+        """What scoring the training and test lengths less often than evaluating needs."""
+        if not self.eval_every or self.score_every % self.eval_every:
+            raise ValueError(
+                f"score_every: expected a multiple of eval_every ({self.eval_every}), got "
+                f"{self.score_every}"
+            )
+        if self.patience:
+            raise ValueError(
+                "score_every: a run that stops early would end on an evaluation that does "
+                f"not score the test lengths; set patience 0 (got {self.patience})"
+            )
+        if self.monitor not in EVERY_EVALUATION:
+            raise ValueError(
+                f"monitor: with score_every, one of {', '.join(EVERY_EVALUATION)}, which "
+                f"every evaluation reports, got {self.monitor!r}"
+            )

@@ -111,9 +111,9 @@ def _targets(by_cell: _Cells) -> list[str]:
 
 
 def _held(runs: Sequence[RunRecord]) -> str:
-    """How often each run stood at the target over the second half of its training: a
-    score that swings while training stays perfect meets or misses the target by where
-    the swing stands at the last evaluation. '' for runs without their evaluations."""
+    """How often each run scored the target over the second half of its training: a score
+    that swings while training stays perfect meets or misses the target by where the
+    swing stands at the last evaluation. '' for runs without their test scores."""
     counts = []
     for r in runs:
         steps, values = curve(r, "test_coarse")
@@ -125,9 +125,15 @@ def _held(runs: Sequence[RunRecord]) -> str:
         counts.append((sum(v >= _TARGET for v in late), len(late)))
     if len(counts) == 1:
         (at, of), *_ = counts
-        return f"; it stood at {_TARGET} or more at {at} of the {of} evaluations of its second half"
+        return (
+            f"; it scored {_TARGET} or more at {at} of the {of} times its test lengths were "
+            "scored over its second half"
+        )
     held = ", ".join(f"{at} of {of}" for at, of in counts)
-    return f"; its seeds stood at {_TARGET} or more at {held} evaluations of their second halves"
+    return (
+        f"; its seeds scored {_TARGET} or more at {held} of the times their test lengths "
+        "were scored over their second halves"
+    )
 
 
 def _over_seeds(runs: Sequence[RunRecord], name: str) -> str:

@@ -102,17 +102,21 @@ class TransductionRun:
         scores = self.task.score(logits, TaskBatch.of_class_targets(batch.inputs, batch.targets))
         return scores["coarse"], scores["fine"]
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
+        """The curriculum's current lengths scored (and the curriculum grown), then, at a
+        step that ``score_every`` names and at the last, the training and test lengths."""
         c = self.config
         bound = int(self.model.bound)
         current, _ = self.score(rng, max(c.min_length, bound // 2), bound)
         if current >= c.curriculum_threshold and bound < c.max_length:
             self.model.bound.fill_(min(c.max_length, bound + c.curriculum_increment))
+        metrics = {"curriculum": float(bound), "curriculum_coarse": current}
+        if c.score_every and step % c.score_every and step < c.steps:
+            return metrics
         train_coarse, train_fine = self.score(rng, c.min_length, c.max_length)
         test_coarse, test_fine = self.score(rng, c.test_min_length, c.test_max_length)
         return {
-            "curriculum": float(bound),
-            "curriculum_coarse": current,
+            **metrics,
             "train_coarse": train_coarse,
             "train_fine": train_fine,
             "test_coarse": test_coarse,

@@ -12,7 +12,7 @@ from memrnn.experiments.grefenstette2015.paper import (
     PAPER_LRS,
     PAPER_SETTINGS,
 )
-from memrnn.experiments.grefenstette2015.profiles import PROFILES, SMOKE_SETTINGS
+from memrnn.experiments.grefenstette2015.profiles import PROFILES, QUICK_SETTINGS, SMOKE_SETTINGS
 from memrnn.languages.grammars import GENDERLESS_TO_GENDERED, SVO_TO_SOV
 
 
@@ -28,9 +28,11 @@ def describe(profile: Profile) -> str:
             f"is reported: {_sizes(c)}, {c.eval_size} sequences per score, reversal and "
             "copy only, with the quick profile's settings per model (both DeQue starts)"
         )
-    c = Grefenstette2015Config()
+    c = Grefenstette2015Config(**QUICK_SETTINGS)
     return (
-        f"{_sizes(c)}, a 1-layer Deep LSTM, one seed; not in "
+        f"{_sizes(c)}, a 1-layer Deep LSTM, one seed, the curriculum's lengths scored "
+        f"every {c.eval_every} steps and the training and test lengths every "
+        f"{c.score_every} and at the end; not in "
         "the paper: AdamW weight decay 0.1 for the Stack and DeQue, gate noise 1.0 for "
         "the Queue and DeQue once the curriculum is at its longest, and two DeQue starts "
         "(top end open, push bias 1, bottom closed, -2; or both ends alike with gate "

@@ -66,7 +66,7 @@ class _LanguageModelSteps:
     def loss(self, batch: Tensor) -> Tensor:
         return loss(self.model, batch)
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         return {
             "dev_loss": batch_mean_loss(self.model, self.dev, self.size),
             "lr": float(self.optimizer.param_groups[0]["lr"]),

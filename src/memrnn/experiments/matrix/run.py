@@ -89,7 +89,7 @@ class CellSteps:
         return self.loss_of(self.model(batch.inputs), batch)
 
     @torch.no_grad()
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         batch = self.on_device(self.task.sample_batch(rng, self.config.eval_size, *self.lengths))
         outputs = self.model(batch.inputs)
         scores = score_sequences(self.task, outputs, batch)

@@ -94,7 +94,7 @@ class ReversalRun:
             "pop_decode": float(pop[:, length:].mean()) if length > 1 else float("nan"),
         }
 
-    def evaluate(self, rng: np.random.Generator) -> dict[str, float]:
+    def evaluate(self, rng: np.random.Generator, step: int) -> dict[str, float]:
         """Every training length equally, and the long length. ``loss`` is the reversal's
         cross-entropy alone, without the side task, so that variants compare."""
         lengths = range(self.config.min_length, self.config.max_length + 1)
