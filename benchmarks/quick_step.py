@@ -54,6 +54,17 @@ def _timed(spent: dict[str, float], name: str) -> None:
     setattr(ops, name, timed)
 
 
+def quick_run(model: str, bound: int) -> TransductionRun:
+    """A quick run of ``model`` (its first start) on reversal, its curriculum at ``bound``,
+    its weights drawn from seed 0."""
+    torch.manual_seed(0)
+    start = next(iter(QUICK_STARTS[model].values()))
+    config = Grefenstette2015Config(model=model, task="reversal", **start)
+    run = TransductionRun(config, torch.device("cpu"))
+    run.model.bound.fill_(bound)
+    return run
+
+
 def train(run: TransductionRun, optimizer: torch.optim.Optimizer, batches: list[Any]) -> None:
     """One training step on each batch."""
     for batch in batches:
@@ -80,12 +91,8 @@ def main() -> None:
     print("model   bound  mean T   step  recurrence fwd  bwd    rest   drawing  products  share")
     for model in args.models:
         for bound in args.bounds:
-            torch.manual_seed(0)
-            start = next(iter(QUICK_STARTS[model].values()))  # the model's first start
-            config = Grefenstette2015Config(model=model, task="reversal", **start)
-            run = TransductionRun(config, torch.device("cpu"))
-            run.model.bound.fill_(bound)
-            optimizer = make_optimizer(config, run.model.parameters())
+            run = quick_run(model, bound)
+            optimizer = make_optimizer(run.config, run.model.parameters())
             rng = np.random.default_rng(0)
             batches = [run.training_batch(rng) for _ in range(args.steps)]
             best = (float("inf"), 0.0, 0.0)

@@ -204,8 +204,14 @@ def member_optimizer(
     It takes torch's multi-tensor (``foreach``) path on a CPU as well, where torch's
     default is a loop over the tensors in Python: the same arithmetic per element, so
     the same numbers bit for bit, with fewer calls (about half a millisecond of a
-    training step of Grefenstette et al.'s quick profile)."""
+    training step of Grefenstette et al.'s quick profile). Adam and AdamW go further:
+    their step runs over flat buffers (:class:`~memrnn.training.flat_adam.FlatAdam`),
+    still the same numbers bit for bit."""
+    # imported here: it imports this module
+    from memrnn.training.flat_adam import FlatAdam, FlatAdamW
+
     kind = _SINGLE_RUN[check_choice("optimizer", name, GROUPED)]
+    kind = {"adam": FlatAdam, "adamw": FlatAdamW}.get(name, kind)
     return kind(params, lr=lr, weight_decay=weight_decay, foreach=True)
 
 
