@@ -205,7 +205,7 @@ def member_optimizer(
     default is a loop over the tensors in Python: the same arithmetic per element, so
     the same numbers bit for bit, with fewer calls (about half a millisecond of a
     training step of Grefenstette et al.'s quick profile). Adam and AdamW go further:
-    their step runs over flat buffers (:class:`~memrnn.training.flat_adam.FlatAdam`),
+    their step runs over flat buffers (:class:`~memrnn.training.FlatAdam`),
     still the same numbers bit for bit."""
     # imported here: it imports this module
     from memrnn.training.flat_adam import FlatAdam, FlatAdamW
