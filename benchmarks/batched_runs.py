@@ -40,6 +40,7 @@ from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for, registered_model
 from memrnn.runner.allocator import keep_freed_memory
 from memrnn.training import LoopSettings, train_group, train_loop
+from memrnn.training.stacked import member_optimizer
 
 
 def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[CellSteps]:
@@ -71,12 +72,13 @@ def _sync(device: torch.device) -> None:
 
 
 def one_after_another(cells: list[CellSteps], steps: int, device: torch.device) -> float:
-    """Seconds to train each cell alone for ``steps`` steps, one after another."""
+    """Seconds to train each cell alone for ``steps`` steps, one after another, with the
+    optimiser a run alone takes (``member_optimizer``)."""
     settings = LoopSettings(steps=steps, monitor="loss")
     _sync(device)
     started = time.perf_counter()
     for cell in cells:
-        optimizer = torch.optim.Adam(cell.model.parameters(), lr=cell.config.lr)
+        optimizer = member_optimizer("adam", cell.model.parameters(), cell.config.lr, 0.0)
         train_loop(
             cell, optimizer, settings,
             data_rng=np.random.default_rng([cell.config.seed, 1]),
