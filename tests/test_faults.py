@@ -236,6 +236,13 @@ def _no_strays() -> Iterator[None]:
     _STARTED.clear()
 
 
+def _sigint_by_default() -> None:
+    """Give the child Ctrl-C's default action: a suite started in the background
+    (``nohup make test &``) inherits SIGINT ignored, and Python then never raises
+    KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_pool(out: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], set[int]]:
     """A long sweep with two workers, returned once both train (checkpoints appear)."""
     driver = subprocess.Popen(
@@ -243,6 +250,7 @@ def _start_pool(out: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
                                                         "--workers", "2")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         start_new_session=True,  # its own process group, as a shell gives a command
+        preexec_fn=_sigint_by_default,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while len(list(out.glob("checkpoints/*.pt"))) < 2:
@@ -303,6 +311,7 @@ def test_ctrl_c_of_a_run_in_process_marks_it_interrupted(
         [sys.executable, "-m", "memrnn.cli", *_reproduce(tmp_path, "--profile", "quick",
                                                         "--workers", "1")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_sigint_by_default,
     )  # fmt: skip
     _STARTED.add(driver.pid)
     deadline = time.monotonic() + 120
@@ -322,7 +331,7 @@ def test_ctrl_c_cancels_the_ray_backends_tasks(env: dict[str, str], tmp_path: Pa
     driver = subprocess.Popen(
         [sys.executable, "-m", "memrnn.cli", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_sigint_by_default,
     )  # fmt: skip
     _STARTED.add(driver.pid)
     deadline = time.monotonic() + 180
