@@ -237,9 +237,8 @@ def _no_strays() -> Iterator[None]:
 
 
 def _sigint_by_default() -> None:
-    """Give the child Ctrl-C's default action: a suite started in the background
-    (``nohup make test &``) inherits SIGINT ignored, and Python then never raises
-    KeyboardInterrupt."""
+    """Give the child Ctrl-C's default action: a suite started with ``&`` from a script
+    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
