@@ -46,7 +46,9 @@ def group_arguments(doc: str, steps: int) -> argparse.Namespace:
     """The command line of a benchmark of one group of K members (``doc`` its module's
     docstring, ``steps`` the default T), with the process set up as the runner's are and
     the compiled loops built."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--members", type=int, default=8, help="K, runs in the group")
     parser.add_argument("--batch", type=int, default=32, help="B, sequences a member")
     parser.add_argument("--steps", type=int, default=steps, help="T, sequence length")

@@ -112,7 +112,9 @@ def one_model_of_all_rows(n: int, args: argparse.Namespace, device: torch.device
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--steps", type=int, default=40, help="training steps timed per run")
     parser.add_argument("--model", default="stack_lstm")

@@ -28,7 +28,9 @@ def _records(folder: Path, experiment: str, models: list[str] | None) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("first", type=Path, help="an output folder (e.g. runs alone)")
     parser.add_argument("second", type=Path, help="another (e.g. the same runs grouped)")
     parser.add_argument("--experiment", default="matrix")

@@ -86,7 +86,9 @@ def graphs_over_lengths(loss: Loss, args: argparse.Namespace, device: torch.devi
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--length", type=int, default=130)

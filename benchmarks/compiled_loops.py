@@ -36,7 +36,9 @@ def _steps(run: TransductionRun, optimizer: torch.optim.Optimizer,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque"])
     parser.add_argument("--steps", type=int, default=10, help="training steps a round")
     parser.add_argument("--rounds", type=int, default=5)

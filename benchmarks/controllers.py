@@ -26,7 +26,9 @@ from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 512])
     parser.add_argument("--batch", type=int, nargs="+", default=[10])
     parser.add_argument("--length", type=int, default=131)

@@ -50,7 +50,9 @@ def tokens_per_second(k: int, m: int, batch: int, device: torch.device, seconds:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ks", type=int, nargs="+", default=[2, 8, 32, 128])
     parser.add_argument("--m", type=int, default=3)
     parser.add_argument("--batches", type=int, nargs="+", default=[10, 100])

@@ -68,7 +68,9 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--hidden", type=int, default=100)
     parser.add_argument("--lengths", type=int, nargs="+", default=[11, 51, 201])
     parser.add_argument("--batch", type=int, default=128)

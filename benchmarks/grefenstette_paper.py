@@ -106,7 +106,9 @@ def group_step_seconds(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--steps", type=int, default=10, help="timed steps per model")
     parser.add_argument("--tasks", nargs="+", default=["reversal", "conjugation"])

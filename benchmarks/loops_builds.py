@@ -183,7 +183,9 @@ def attention_steps(rounds_of: int, members: int, batch: int,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--against", required=True, help="git revision of the other build")
     parser.add_argument("--work", choices=("paper", "cell", "quick", "group", "attention"),
                         default="cell")  # fmt: skip

@@ -53,7 +53,9 @@ def seconds_per_step(config: MatrixConfig, device: torch.device, steps: int) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--steps", type=int, default=10, help="timed steps per cell")
     parser.add_argument(

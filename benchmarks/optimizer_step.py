@@ -62,7 +62,9 @@ def _round(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque", "lstm"])
     parser.add_argument("--bounds", nargs="+", type=int, default=[8, 32])
     parser.add_argument("--steps", type=int, default=40, help="training steps a round")

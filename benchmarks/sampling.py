@@ -103,7 +103,9 @@ def train(name: str, configs: list[MatrixConfig]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", nargs="+", help="default: every task of the profile")
     parser.add_argument("--lengths", type=int, nargs=2, metavar=("LOW", "HIGH"))
     parser.add_argument("--batches", type=int, default=300)

@@ -33,7 +33,9 @@ def _per_call(product: Callable[[Tensor, Tensor], Tensor | None], x: Tensor, y: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--units", type=int, default=32, help="R, the hidden units")
     parser.add_argument("--past", type=int, nargs="+", default=[4, 8, 12],

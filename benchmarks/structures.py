@@ -109,7 +109,9 @@ def measure_one(impl: str, batch: int, steps: int, width: int, repeats: int, dev
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--width", type=int, default=64)
     parser.add_argument("--steps", type=int, nargs="+", default=[64, 128, 256, 512])

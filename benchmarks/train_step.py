@@ -325,7 +325,9 @@ def memory(args: argparse.Namespace, device: torch.device) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch", type=int, nargs="+", default=[10, 256])
     parser.add_argument("--length", type=int, nargs="+", default=[64, 130, 256])
