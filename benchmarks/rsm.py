@@ -9,7 +9,7 @@ counts.
 
     python benchmarks/rsm.py                          # Dyck2 and JSON, LDN, 256 neurons
     python benchmarks/rsm.py --test-lengths 200 400   # longer test words, deeper stacks
-    python benchmarks/rsm.py --tasks dyck1 latch --reservoir crj
+    python benchmarks/rsm.py --tasks dyck1 latch --reservoir CRJ
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def best_of(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", nargs="+", default=["dyck2", "json"])
     parser.add_argument("--neurons", type=int, default=256)
     parser.add_argument("--reservoir", default="LDN", choices=sorted(RESERVOIRS))
