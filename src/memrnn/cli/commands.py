@@ -22,7 +22,7 @@ from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
 if TYPE_CHECKING:
-    from memrnn.experiments.base import RunSpec
+    from memrnn.experiments.base import Experiment, RunSpec
     from memrnn.runner.sweep import Backend
 
 # Figure 1a of Grefenstette et al. (2015): values 1, 2, 3 with these push and pop strengths.
@@ -129,10 +129,13 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_train(args: argparse.Namespace) -> int:
-    from memrnn.cli.progress import progress_bar
-    from memrnn.cli.stored import train_into
-    from memrnn.runner.allocator import keep_freed_memory
+def planned_run(args: argparse.Namespace) -> tuple[Experiment, RunSpec, Any]:
+    """The experiment, run and config that ``memrnn train`` would train, checked but not
+    started: its ``--run``, its ``--set`` settings and the config they make.
+
+    Raises:
+        UserError: an unknown experiment or run, or a setting the run refuses.
+    """
     from memrnn.runner.config import config_from_mapping, with_overrides
     from memrnn.runner.train import check_config
 
@@ -148,6 +151,15 @@ def run_train(args: argparse.Namespace) -> int:
     config = with_overrides(config_from_mapping(experiment.config_type, base.config), args.set)
     spec = _relabelled(base, config.to_dict(), list(runs.values()))
     check_config(experiment, config)
+    return experiment, spec, config
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from memrnn.cli.progress import progress_bar
+    from memrnn.cli.stored import train_into
+    from memrnn.runner.allocator import keep_freed_memory
+
+    experiment, spec, config = planned_run(args)
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
     keep_freed_memory()  # as the runner's processes do: no page faults on every step's buffers
