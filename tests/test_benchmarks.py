@@ -16,9 +16,9 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.documented import ROOT, page_snippets
+
 BENCHMARKS = ROOT / "benchmarks"
 
 # Runs each [script, args] of the JSON list on stdin as __main__, its parser stopped once it
@@ -88,14 +88,9 @@ def _documented_commands() -> list[tuple[str, str, list[str]]]:
         for line in text.replace("\\\n", " ").splitlines():  # continuation lines joined
             if (command := _command(line)) is not None:
                 commands.append((where, *command))
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-    for page in pages:
-        if "_build" in page.parts:
-            continue
-        # inline code may wrap over lines; fenced blocks hold no benchmark commands
-        for span in re.findall(r"(?<!`)`([^`]+)`(?!`)", page.read_text()):
-            if (command := _command(" ".join(span.split()))) is not None:
-                commands.append((str(page.relative_to(ROOT)), *command))
+    for page, snippet in page_snippets():
+        if (command := _command(snippet)) is not None:
+            commands.append((page, *command))
     return commands
 
 

@@ -4,10 +4,8 @@ settings make a config the experiment accepts (``planned_run``, nothing trained)
 
 from __future__ import annotations
 
-import re
 import shlex
 from contextlib import nullcontext
-from pathlib import Path
 
 import pytest
 
@@ -16,38 +14,18 @@ from memrnn.cli.commands import planned_run
 from memrnn.errors import UserError
 from memrnn.experiments.grid import other_seeds
 from memrnn.experiments.registry import get_experiment
-
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
-
-
-def _commands_on(page: Path) -> list[str]:
-    """The ``memrnn`` commands of a page: inline code (which may wrap over lines) and the
-    lines of its fenced blocks, without their comments."""
-    text = page.read_text()
-    found = []
-    for span in re.findall(r"(?<!`)`([^`]+)`(?!`)", text):
-        found.append(" ".join(span.split()))
-    fenced = False
-    for line in text.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        elif fenced:
-            found.append(line.strip())
-    return [command for command in found if command.startswith("memrnn ")]
+from tests.documented import page_snippets, snippets
 
 
 def _documented() -> list[tuple[str, list[str]]]:
     """(page, arguments after ``memrnn``) of every documented command; templates with a
     ``...`` standing for what the reader fills in are left out."""
     commands = []
-    for page in PAGES:
-        if "_build" in page.parts:
-            continue
-        for command in _commands_on(page):
-            words = shlex.split(command, comments=True)[1:]
+    for page, snippet in page_snippets():
+        if snippet.startswith("memrnn "):
+            words = shlex.split(snippet, comments=True)[1:]
             if "..." not in words:
-                commands.append((str(page.relative_to(ROOT)), words))
+                commands.append((page, words))
     return commands
 
 
@@ -60,16 +38,11 @@ def test_the_pages_give_commands_of_each_kind() -> None:
     assert len(COMMANDS) >= 20
 
 
-def test_fenced_blocks_and_wrapped_inline_code_are_read(tmp_path: Path) -> None:
-    page = tmp_path / "page.md"
-    page.write_text(
-        "Run `memrnn train trask2016\n--set lr=0.1` or:\n\n```bash\n"
-        "memrnn report --out r/   # the report\nls\n```\nmemrnn is a library.\n"
+def test_fenced_blocks_and_wrapped_inline_code_are_read() -> None:
+    text = (
+        "Run `memrnn train x\n--set lr=0.1` or:\n\n```bash\nmemrnn report  # r\n```\nmemrnn is.\n"
     )
-    assert _commands_on(page) == [
-        "memrnn train trask2016 --set lr=0.1",
-        "memrnn report --out r/   # the report",
-    ]
+    assert snippets(text) == ["memrnn train x --set lr=0.1", "memrnn report  # r"]
 
 
 @pytest.mark.parametrize(("page", "words"), COMMANDS, ids=[" ".join(w) for _, w in COMMANDS])
