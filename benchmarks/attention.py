@@ -52,9 +52,21 @@ def group_arguments(doc: str, steps: int) -> argparse.Namespace:
     parser.add_argument("--members", type=int, default=8, help="K, runs in the group")
     parser.add_argument("--batch", type=int, default=32, help="B, sequences a member")
     parser.add_argument("--steps", type=int, default=steps, help="T, sequence length")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=20,
+        help="calls timed a round, their mean taken (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="timed rounds; the fastest is reported (default: %(default)s)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     keep_freed_memory()  # as the runner's processes do

@@ -115,17 +115,54 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument(
+        "--runs",
+        type=int,
+        nargs="+",
+        default=[1, 4, 16],
+        help="N, runs trained together; a row for each (default: %(default)s)",
+    )
     parser.add_argument("--steps", type=int, default=40, help="training steps timed per run")
-    parser.add_argument("--model", default="stack_lstm")
-    parser.add_argument("--task", default="reversal")
-    parser.add_argument("--hidden", type=int, default=32)
-    parser.add_argument("--embedding", type=int, default=16)
-    parser.add_argument("--memory-width", type=int, default=16)
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--train-max", type=int, default=10)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--model",
+        default="stack_lstm",
+        help="the runs' model, a model registry name (e.g. stack_lstm, gru) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--task",
+        default="reversal",
+        help="the runs' task, a task registry name (e.g. reversal) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--hidden", type=int, default=32, help="the models' hidden units (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--embedding",
+        type=int,
+        default=16,
+        help="the models' embeddings, where the model has them (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--memory-width",
+        type=int,
+        default=16,
+        help="m, the memory's width, where the model has a memory (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=32, help="B, sequences in a run's batch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--train-max",
+        type=int,
+        default=10,
+        help="the longest training length (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per N as well")
     parser.add_argument(
         "--rounds", type=int, default=3,

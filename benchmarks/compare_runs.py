@@ -33,9 +33,18 @@ def main() -> None:
     )
     parser.add_argument("first", type=Path, help="an output folder (e.g. runs alone)")
     parser.add_argument("second", type=Path, help="another (e.g. the same runs grouped)")
-    parser.add_argument("--experiment", default="matrix")
+    parser.add_argument(
+        "--experiment",
+        default="matrix",
+        help="the runs' experiment, as `memrnn list --names` names it (default: %(default)s)",
+    )
     parser.add_argument("--models", nargs="+", help="only the runs of these models")
-    parser.add_argument("--metrics", nargs="+", default=["train_score", "test_score"])
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=["train_score", "test_score"],
+        help="the final metrics compared (names in the runs' metrics) (default: %(default)s)",
+    )
     args = parser.parse_args()
     first = _records(args.first, args.experiment, args.models)
     second = _records(args.second, args.experiment, args.models)

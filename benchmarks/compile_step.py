@@ -6,7 +6,7 @@ cross-entropy), the graphs compiled over ``--lengths`` (a recompile per new leng
 give one each; automatic dynamic shapes give two, the first length's static graph and
 one for every length after), and the time of one RMSProp step (loss, backward, clipping,
 update) eager and with the loss compiled by inductor, best of ``--repeats`` after the
-compile, the models taking turns over ``--rounds`` rounds. On CUDA (``--device cuda``)
+compile, the two ways taking turns over ``--rounds`` rounds. On CUDA (``--device cuda``)
 also ``mode="reduce-overhead"`` (CUDA graphs).
 
 A Stack-LSTM's whole sequence is one operator of the graph
@@ -89,12 +89,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--batch", type=int, default=10)
-    parser.add_argument("--length", type=int, default=130)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[130, 100, 64])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="the torch device; on cuda also reduce-overhead (CUDA graphs) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=10, help="B, sequences in a batch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--length",
+        type=int,
+        default=130,
+        help="T, the sequence length of the timed steps (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs="+",
+        default=[130, 100, 64],
+        help="the lengths T the compiled loss runs on, to count its graphs (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="timed steps a round, after one untimed; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="rounds in which the modes (eager, inductor, ...) take turns (default: %(default)s)",
+    )
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's)")
     args = parser.parse_args()
     device = torch.device(args.device)

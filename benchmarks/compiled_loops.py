@@ -39,10 +39,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque"])
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["stack", "queue", "deque"],
+        help="the quick profile's models: any of stack, queue, deque, lstm (default: %(default)s)",
+    )
     parser.add_argument("--steps", type=int, default=10, help="training steps a round")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="rounds in which the two ways take turns; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if loops(torch.zeros(())) is None:

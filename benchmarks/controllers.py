@@ -29,11 +29,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 512])
-    parser.add_argument("--batch", type=int, nargs="+", default=[10])
-    parser.add_argument("--length", type=int, default=131)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--hidden",
+        type=int,
+        nargs="+",
+        default=[256, 512],
+        help="the hidden units; rows for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        nargs="+",
+        default=[10],
+        help="B, sequences in a batch; rows for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--length", type=int, default=131, help="T, the sequence length (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="timed steps after a warm-up; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
     args = parser.parse_args()
     device = torch.device(args.device)
     print(f"device {device}, torch {torch.__version__}, threads {torch.get_num_threads()}, "

@@ -53,11 +53,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--ks", type=int, nargs="+", default=[2, 8, 32, 128])
-    parser.add_argument("--m", type=int, default=3)
-    parser.add_argument("--batches", type=int, nargs="+", default=[10, 100])
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--ks",
+        type=int,
+        nargs="+",
+        default=[2, 8, 32, 128],
+        help="k, the bracket types; a row for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--m", type=int, default=3, help="m, the bound on the nesting depth (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--batches",
+        type=int,
+        nargs="+",
+        default=[10, 100],
+        help="strings in a batch; a column for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=5.0,
+        help="up to about these seconds timed per k and batch, after a warm-up "
+        "(default: %(default)s)",
+    )
     args = parser.parse_args()
     device = torch.device(args.device)
     print(f"# Dyck LSTM LM training tokens/s on {device}, torch {torch.__version__}, m = {args.m}")

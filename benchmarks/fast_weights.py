@@ -71,11 +71,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--hidden", type=int, default=100)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[11, 51, 201])
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--hidden",
+        type=int,
+        default=100,
+        help="R, the fast weights RNN's units (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs="+",
+        default=[11, 51, 201],
+        help="T, the sequence lengths; a row for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=128, help="B, sequences in a batch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="timed steps after a warm-up; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
     args = parser.parse_args()
     device = torch.device(args.device)
     print(

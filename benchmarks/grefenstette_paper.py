@@ -109,9 +109,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
     parser.add_argument("--steps", type=int, default=10, help="timed steps per model")
-    parser.add_argument("--tasks", nargs="+", default=["reversal", "conjugation"])
+    parser.add_argument(
+        "--tasks",
+        nargs="+",
+        default=["reversal", "conjugation"],
+        help="tasks timed, any of copy, reversal, bigram_flip, svo_sov, conjugation"
+        " (default: %(default)s)",
+    )
     parser.add_argument(
         "--eval-size", type=int, help="sequences per score (default: the paper's 1,000)"
     )

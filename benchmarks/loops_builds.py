@@ -188,7 +188,8 @@ def main() -> None:
     )
     parser.add_argument("--against", required=True, help="git revision of the other build")
     parser.add_argument("--work", choices=("paper", "cell", "quick", "group", "attention"),
-                        default="cell")  # fmt: skip
+                        default="cell",
+                        help="the workload, as listed above (default: %(default)s)")  # fmt: skip
     parser.add_argument("--batch", type=int, default=32, help="the cell's or a member's batch")
     parser.add_argument("--memory", choices=("stack", "queue", "deque"), default="stack",
                         help="the quick run's or the group's memory")  # fmt: skip
@@ -196,8 +197,15 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=21, help="the group's T")
     parser.add_argument("--steps", type=int, help="steps a round (paper 5, cell 40, "
                         "quick 10, group 10, attention 10)")  # fmt: skip
-    parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=20,
+        help="rounds in which the builds take turns; medians are reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     current = native.loops(torch.zeros(()))

@@ -56,10 +56,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
     parser.add_argument("--steps", type=int, default=10, help="timed steps per cell")
     parser.add_argument(
-        "--tasks", nargs="+", default=["reverse_string", "bucket_sort", "rsm_dyck2"]
+        "--tasks",
+        nargs="+",
+        default=["reverse_string", "bucket_sort", "rsm_dyck2"],
+        help="tasks of the paper profile timed (default: %(default)s)",
     )
     args = parser.parse_args()
     device = torch.device(args.device)

@@ -65,10 +65,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque", "lstm"])
-    parser.add_argument("--bounds", nargs="+", type=int, default=[8, 32])
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["stack", "queue", "deque", "lstm"],
+        help="the quick profile's models: any of stack, queue, deque, lstm (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--bounds",
+        nargs="+",
+        type=int,
+        default=[8, 32],
+        help="the curriculum's bounds (longest sources) timed at (default: %(default)s)",
+    )
     parser.add_argument("--steps", type=int, default=40, help="training steps a round")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=7,
+        help="timed rounds, the two ways in turn; medians are reported (default: %(default)s)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     keep_freed_memory()

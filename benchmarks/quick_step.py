@@ -78,11 +78,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--models", nargs="+", default=["stack", "queue", "deque", "lstm"])
-    parser.add_argument("--bounds", nargs="+", type=int, default=[8, 16, 32])
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["stack", "queue", "deque", "lstm"],
+        help="the quick profile's models: any of stack, queue, deque, lstm (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--bounds",
+        nargs="+",
+        type=int,
+        default=[8, 16, 32],
+        help="the curriculum's bounds (longest sources) timed at (default: %(default)s)",
+    )
     parser.add_argument("--steps", type=int, default=50, help="training steps a round")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="timed rounds after a warm-up; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     spent = {"forward": 0.0, "backward": 0.0}

@@ -49,11 +49,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tasks", nargs="+", default=["dyck2", "json"])
-    parser.add_argument("--neurons", type=int, default=256)
-    parser.add_argument("--reservoir", default="LDN", choices=sorted(RESERVOIRS))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--test-lengths", type=int, nargs=2, default=[50, 100])
+    parser.add_argument(
+        "--tasks",
+        nargs="+",
+        default=["dyck2", "json"],
+        help="data sets, any of latch, copy, repeat_copy, dyck1, dyck2, dyck3, anbn, palindrome, "
+        "json (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--neurons", type=int, default=256, help="the reservoir's neurons (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--reservoir",
+        default="LDN",
+        choices=sorted(RESERVOIRS),
+        help="rand, CRJ (cycle with jumps) or LDN (Legendre delay network) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the seed of the data sets and of the reservoir (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--test-lengths",
+        type=int,
+        nargs=2,
+        default=[50, 100],
+        help="shortest and longest test words (not copy or repeat_copy) (default: %(default)s)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timings per variant (best)")
     args = parser.parse_args()
     print(

@@ -107,9 +107,22 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tasks", nargs="+", help="default: every task of the profile")
-    parser.add_argument("--lengths", type=int, nargs=2, metavar=("LOW", "HIGH"))
-    parser.add_argument("--batches", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help="draw at lengths LOW to HIGH (without: a profile task's own, else 1 to 10)",
+    )
+    parser.add_argument(
+        "--batches", type=int, default=300, help="draws timed a round (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="timed rounds after a warm-up; the best is reported (default: %(default)s)",
+    )
     parser.add_argument("--train", metavar="TASK", help="train the task's runs instead")
     args = parser.parse_args()
     configs: dict[str, list[MatrixConfig]] = defaultdict(list)

@@ -36,13 +36,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument(
+        "--batch", type=int, default=256, help="B, the products in a batch (default: %(default)s)"
+    )
     parser.add_argument("--units", type=int, default=32, help="R, the hidden units")
     parser.add_argument("--past", type=int, nargs="+", default=[4, 8, 12],
                         help="t, the number of past states (R t must stay below 400)")  # fmt: skip
     parser.add_argument("--calls", type=int, default=2000, help="calls a round")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=7,
+        help="rounds in which the two ways take turns; the best is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch.set_num_threads (default: %(default)s)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     native = loops(torch.zeros(()))

@@ -112,11 +112,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--width", type=int, default=64)
-    parser.add_argument("--steps", type=int, nargs="+", default=[64, 128, 256, 512])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--batch", type=int, default=32, help="B, sequences in a batch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=64,
+        help="m, the width of the stack's values (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        nargs="+",
+        default=[64, 128, 256, 512],
+        help="T, the sequence lengths; a row for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="timed repeats after a warm-up; the median is reported (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
     parser.add_argument("--one", choices=list(IMPLEMENTATIONS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:  # child process: one measurement, printed as JSON

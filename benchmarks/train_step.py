@@ -328,13 +328,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--batch", type=int, nargs="+", default=[10, 256])
-    parser.add_argument("--length", type=int, nargs="+", default=[64, 130, 256])
+    parser.add_argument(
+        "--device", default="cpu", help="the torch device, e.g. cpu or cuda (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        nargs="+",
+        default=[10, 256],
+        help="the speed table's B, sequences in a batch; rows for each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--length",
+        type=int,
+        nargs="+",
+        default=[64, 130, 256],
+        help="the speed table's T, sequence lengths; rows for each (default: %(default)s)",
+    )
     parser.add_argument("--hidden", type=int, default=256, help="the speed table's hidden units")
     parser.add_argument("--embedding", type=int, default=64, help="the speed table's embeddings")
     parser.add_argument("--memory-width", type=int, default=256, help="the speed table's m")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="timed steps a round (naive models: 1); the best is reported (default: %(default)s)",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="turns each model takes")
     parser.add_argument(
         "--only",
@@ -344,9 +363,20 @@ def main() -> None:
         help="the rows to time besides the LSTM alone and the floor",
     )
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's)")
-    parser.add_argument("--max-gb", type=float, default=4.0)
+    parser.add_argument(
+        "--max-gb",
+        type=float,
+        default=4.0,
+        help="skip re-stacking beyond this many GB of value copies (default: %(default)s)",
+    )
     parser.add_argument("--memory", action="store_true", help="the memory table instead")
-    parser.add_argument("--memory-length", type=int, nargs="+", default=[128, 256, 512, 1024])
+    parser.add_argument(
+        "--memory-length",
+        type=int,
+        nargs="+",
+        default=[128, 256, 512, 1024],
+        help="the memory table's T (default: %(default)s)",
+    )
     parser.add_argument("--peak", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     device = torch.device(args.device)
