@@ -163,6 +163,22 @@ def test_deterministic_given_the_seed(name: str) -> None:
     assert not torch.equal(first.inputs[:, :5], other.inputs[:, :5])
 
 
+@pytest.mark.parametrize("name", TASKS)
+def test_sample_batch_is_make_batch_of_sample_pairs(name: str) -> None:
+    # sample_batch skips make_batch's check of the ids it drew itself: the same batch
+    task = (
+        TransductionTask(name) if name in ("svo_sov", "conjugation") else TransductionTask(name, 16)
+    )
+    for low, high in [(6, 6), (2, 12), (8, 40)]:
+        drawn, literal = np.random.default_rng(3), np.random.default_rng(3)
+        fast = sample_batch(task, drawn, 16, low, high)
+        slow = task.make_batch(task.sample_pairs(literal, 16, low, high))
+        for field in ("inputs", "targets", "source_lengths", "target_lengths"):
+            assert torch.equal(getattr(fast, field), getattr(slow, field)), field
+            assert getattr(fast, field).dtype == getattr(slow, field).dtype == torch.int64
+        assert drawn.bit_generator.state == literal.bit_generator.state
+
+
 def test_the_contracts_batch_is_sample_batchs() -> None:
     task = TransductionTask("svo_sov")
     batch = task.sample_batch(np.random.default_rng(5), 4, 8, 16)

@@ -311,6 +311,10 @@ class TransductionTask(Task):
             s = self._check_ids("source", source, self.source_vocab)
             t = self._check_ids("target", target, self.target_vocab)
             rows.append((s, t))
+        return self._batch_of(rows)
+
+    def _batch_of(self, rows: Sequence[tuple[list[int], list[int]]]) -> TransductionBatch:
+        """``make_batch`` of rows of ids known to be in range."""
         inputs, targets = self._arrays(rows)
         return TransductionBatch(
             inputs=torch.from_numpy(inputs),
@@ -356,7 +360,10 @@ def sample_batch(
     if not isinstance(task, TransductionTask):
         raise ValueError(f"task: expected a TransductionTask, got {type(task).__name__}")
     check_int("batch_size", batch_size, 1)
-    return task.make_batch(task.sample_pairs(rng, batch_size, min_length, max_length))
+    check_generator("rng", rng)
+    check_int_range(("min_length", "max_length"), min_length, max_length, 1)
+    # the sampler's ids are in range: make_batch's check of each would only repeat it
+    return task._batch_of(task._pairs(rng, batch_size, min_length, max_length))
 
 
 for _name in TASKS:
