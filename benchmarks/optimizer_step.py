@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from quick_step import quick_run
+from quick_step import add_quick_arguments, quick_run
 from torch import nn
 
 from memrnn.experiments.config import make_optimizer
@@ -65,19 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--models",
-        nargs="+",
-        default=["stack", "queue", "deque", "lstm"],
-        help="the quick profile's models: any of stack, queue, deque, lstm (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--bounds",
-        nargs="+",
-        type=int,
-        default=[8, 32],
-        help="the curriculum's bounds (longest sources) timed at (default: %(default)s)",
-    )
+    add_quick_arguments(parser, bounds=[8, 32])
     parser.add_argument("--steps", type=int, default=40, help="training steps a round")
     parser.add_argument(
         "--rounds",

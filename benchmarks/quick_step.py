@@ -74,10 +74,8 @@ def train(run: TransductionRun, optimizer: torch.optim.Optimizer, batches: list[
         optimizer.step()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def add_quick_arguments(parser: argparse.ArgumentParser, bounds: list[int]) -> None:
+    """``--models`` and ``--bounds``: which quick runs are timed, at which bounds."""
     parser.add_argument(
         "--models",
         nargs="+",
@@ -88,9 +86,16 @@ def main() -> None:
         "--bounds",
         nargs="+",
         type=int,
-        default=[8, 16, 32],
+        default=bounds,
         help="the curriculum's bounds (longest sources) timed at (default: %(default)s)",
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_quick_arguments(parser, bounds=[8, 16, 32])
     parser.add_argument("--steps", type=int, default=50, help="training steps a round")
     parser.add_argument(
         "--rounds",
