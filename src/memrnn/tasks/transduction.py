@@ -360,10 +360,8 @@ def sample_batch(
     if not isinstance(task, TransductionTask):
         raise ValueError(f"task: expected a TransductionTask, got {type(task).__name__}")
     check_int("batch_size", batch_size, 1)
-    check_generator("rng", rng)
-    check_int_range(("min_length", "max_length"), min_length, max_length, 1)
     # the sampler's ids are in range: make_batch's check of each would only repeat it
-    return task._batch_of(task._pairs(rng, batch_size, min_length, max_length))
+    return task._batch_of(task.sample_pairs(rng, batch_size, min_length, max_length))
 
 
 for _name in TASKS:
