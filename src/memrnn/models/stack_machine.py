@@ -170,7 +170,8 @@ class DeepStackMachineNetwork(nn.Module):
         for t in range(max(sizes, default=0)):
             active = [i for i, size in enumerate(sizes) if t < size]
             symbols = x[active, t]
-            h[active] = self.cell(symbols, h[active])
+            # ``.to``: under autocast the cell and heads give bfloat16 or float16 rows
+            h[active] = self.cell(symbols, h[active]).to(h.dtype)
             pending = active
             for _ in range(limit):
                 at = rows(pending)
@@ -190,7 +191,7 @@ class DeepStackMachineNetwork(nn.Module):
                 if not pending:
                     break
             at = rows(active)
-            outputs[active, t] = self.c_out(at)
+            outputs[active, t] = self.c_out(at).to(outputs.dtype)
             shifts = self.c_shift(at).argmax(1).tolist()
             shifting = [k for k, s in enumerate(shifts) if s]
             push_all(

@@ -13,6 +13,7 @@ from memrnn.structures.checks import (
 )
 from memrnn.structures.layout import Kind, Layout
 from memrnn.structures.lean import lean_reads
+from memrnn.structures.precision import from_autocast
 from memrnn.structures.state import MemoryState, empty_state
 from memrnn.validation import check_flag
 
@@ -78,7 +79,9 @@ class OneEndedMemory(Memory):
         """Pop ``pop`` (B,), then push ``value`` (B, m) with strength ``push`` (B,), then read.
 
         Returns the read r_t (B, m) and the new state; ``state`` itself is not changed.
+        Under autocast, inputs in its lower dtype are taken in the state's.
         """
+        value, push, pop = memory_inputs(state, value, push, pop)
         check_step_values(state, value=value)
         self._check_gates({"push": push, "pop": pop}, (state.batch_size,), state)
         s, weights = strength_step(state.strengths, push, pop, self.end)
@@ -91,7 +94,9 @@ class OneEndedMemory(Memory):
         Returns the reads (B, T, m). The strengths are stepped with autograd off and keep
         O(T) numbers per step; all T reads are one batched product with the values, which
         are never copied; the backward is Appendix A's (``memrnn.structures.lean``).
+        Under autocast, inputs in its lower dtype are taken in float32.
         """
+        values, push, pop = (from_autocast(x, torch.float32) for x in (values, push, pop))
         b, t_len, _ = check_sequences(values=values)
         self._check_gates({"push": push, "pop": pop}, (b, t_len), values)
         if t_len == 0:
@@ -106,6 +111,13 @@ def strength_step(s: Tensor, push: Tensor, pop: Tensor, end: S.Side) -> tuple[Te
     """Eqs. (2)/(4) then the read weights of (3)/(5): returns s_t (B, t+1) and the weights."""
     s = torch.cat([S.pop(s, pop, end), push.unsqueeze(1)], dim=1)
     return s, S.read_weights(s, end)
+
+
+def memory_inputs(state: MemoryState, *inputs: Tensor) -> tuple[Tensor, ...]:
+    """A step's values and gates in ``state``'s dtype where autocast lowered them
+    (``from_autocast``): the memory's strengths keep their float32 range."""
+    dtype = state.dtype if isinstance(state, MemoryState) else None
+    return inputs if dtype is None else tuple(from_autocast(x, dtype) for x in inputs)
 
 
 def check_step_values(state: object, **values: Tensor) -> None:

@@ -6,9 +6,10 @@ import torch
 from torch import Tensor
 
 from memrnn.structures import strengths as S
-from memrnn.structures.base import Memory, check_sequences, check_step_values
+from memrnn.structures.base import Memory, check_sequences, check_step_values, memory_inputs
 from memrnn.structures.layout import Layout
 from memrnn.structures.lean import lean_reads
+from memrnn.structures.precision import from_autocast
 from memrnn.structures.state import MemoryState
 
 _GATES = ("push_top", "push_bot", "pop_top", "pop_bot")
@@ -40,8 +41,12 @@ class NeuralDeque(Memory):
     ) -> tuple[tuple[Tensor, Tensor], MemoryState]:
         """One step; values are (B, m), pushes and pops (B,).
 
-        Returns ((read_top, read_bot), new_state), each read (B, m).
+        Returns ((read_top, read_bot), new_state), each read (B, m). Under autocast,
+        inputs in its lower dtype are taken in the state's.
         """
+        value_top, value_bot, push_top, push_bot, pop_top, pop_bot = memory_inputs(
+            state, value_top, value_bot, push_top, push_bot, pop_top, pop_bot
+        )
         check_step_values(state, value_top=value_top, value_bot=value_bot)
         gates = (push_top, push_bot, pop_top, pop_bot)
         self._check_gates(dict(zip(_GATES, gates, strict=True)), (state.batch_size,), state)
@@ -61,8 +66,13 @@ class NeuralDeque(Memory):
     ) -> tuple[Tensor, Tensor]:
         """Run whole sequences: values (B, T, m), pushes and pops (B, T).
 
-        Returns (reads_top, reads_bot), each (B, T, m).
+        Returns (reads_top, reads_bot), each (B, T, m). Under autocast, inputs in its
+        lower dtype are taken in float32.
         """
+        values_top, values_bot, push_top, push_bot, pop_top, pop_bot = (
+            from_autocast(x, torch.float32)
+            for x in (values_top, values_bot, push_top, push_bot, pop_top, pop_bot)
+        )
         b, t_len, _ = check_sequences(values_top=values_top, values_bot=values_bot)
         gates = (push_top, push_bot, pop_top, pop_bot)
         self._check_gates(dict(zip(_GATES, gates, strict=True)), (b, t_len), values_top)

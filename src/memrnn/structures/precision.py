@@ -49,6 +49,29 @@ def _without_autocast(devices: list[str], fn: Callable[..., Any], *args: Any) ->
         return fn(*args)
 
 
+def autocast_dtype(device_type: str) -> torch.dtype | None:
+    """The dtype autocast lowers matrix products to on ``device_type``, or None where
+    autocast is off there."""
+    if not torch.is_autocast_enabled(device_type):
+        return None
+    get = getattr(torch, "get_autocast_dtype", None)  # torch 2.4 and later
+    if get is not None:
+        dtype: torch.dtype = get(device_type)
+        return dtype
+    return (
+        torch.get_autocast_cpu_dtype() if device_type == "cpu" else torch.get_autocast_gpu_dtype()
+    )
+
+
+def from_autocast(x: Tensor, dtype: torch.dtype) -> Tensor:
+    """``x`` in ``dtype`` where autocast made it: under autocast on ``x``'s device, a
+    tensor in autocast's lower dtype (a linear layer's output) becomes ``dtype``, the
+    memory's own (differentiably); anything else is returned as it is, for the checks."""
+    if isinstance(x, Tensor) and x.dtype != dtype and x.dtype == autocast_dtype(x.device.type):
+        return x.to(dtype)
+    return x
+
+
 def widened(x: Tensor | None) -> Tensor | None:
     """A floating-point tensor below float32 as float32 (differentiably); anything else,
     and None, as it is."""

@@ -232,8 +232,13 @@ def memory_rnn_sequence(
                                   shape.lstm, shape.final, lean))  # fmt: skip
     p_all = run.p_all if w_p is not None else run.rh[1:, :, em:]
     q_t = run.q_all.transpose(0, 1)
-    out = (p_all.transpose(0, 1), q_t[..., em : em + e], q_t[..., em + e :],
-           run.strengths[1:].detach())  # fmt: skip
+    # Back in the dtype of the controller's state (its h0): a bfloat16 model's outputs
+    # are bfloat16, while under autocast the state, and so these, stay float32.
+    dtype = h0.dtype
+    out = (p_all.transpose(0, 1).to(dtype), q_t[..., em : em + e].to(dtype),
+           q_t[..., em + e :].to(dtype), run.strengths[1:].detach())  # fmt: skip
     if not shape.final:
         return out
-    return (*out, run.h_last, present(run.c_last), run.r_last, run.s_last, run.values_last)
+    c_last = present(run.c_last)
+    last = (run.h_last, c_last, run.r_last, run.s_last, run.values_last)
+    return (*out, *(x.to(dtype) if x is not None else None for x in last))
