@@ -173,3 +173,35 @@ def test_bad_arguments_are_named(name: str) -> None:
         task.score(torch.zeros(shape, dtype=torch.int64), batch)
     with pytest.raises(ValueError, match="outputs: expected a tensor"):
         task.score(np.zeros(shape), batch)  # type: ignore[arg-type]
+
+
+def _made_batches() -> list[tuple[str, Task, TaskBatch]]:
+    """The batches of the tasks' public constructors besides ``sample_batch``."""
+    from memrnn.tasks.text_pairs import TextPair, TextPairsTask
+    from memrnn.tasks.transduction import sample_batch
+
+    rng = np.random.default_rng(0)
+    made: list[tuple[str, Task, TaskBatch]] = []
+    for name in TRANSDUCTION_TASKS:
+        task = make_task(name)
+        pairs = task.sample_pairs(rng, BATCH, 2, 8)
+        made.append((f"{name}.make_batch", task, task.make_batch(pairs)))
+        made.append((f"{name} sample_batch()", task, sample_batch(task, rng, BATCH, 2, 8)))
+    text = TextPairsTask.from_pairs([TextPair(("a", "b"), ("b", "a"), "line 1")])
+    made.append(("text_pairs.make_batch", text, text.make_batch([text.encode(text.pairs[0])])))
+    reversal = make_task("trask_reversal")
+    made.append(("trask_reversal.sample", reversal, reversal.sample(rng, BATCH, 4)))
+    symbols = torch.from_numpy(rng.integers(0, 2, size=(BATCH, 3)))
+    made.append(("trask_reversal.make_batch", reversal, reversal.make_batch(symbols)))
+    return made
+
+
+@pytest.mark.parametrize("case", _made_batches(), ids=lambda case: case[0])
+def test_the_task_scores_every_batch_it_makes(case: tuple[str, Task, TaskBatch]) -> None:
+    _, task, batch = case
+    assert isinstance(batch, TaskBatch)
+    perfect = task.score(_perfect(task, batch), batch)
+    assert perfect["accuracy"] == 1.0
+    assert all(value == 1.0 for value in perfect.values())  # no error metric among these
+    assert task.score(_random(batch, task.output_size), batch)["accuracy"] < 1.0
+    assert float(task.loss(_perfect(task, batch), batch)) < 1e-3

@@ -118,8 +118,7 @@ class PairSteps:
 
     def training_batch(self, rng: np.random.Generator) -> TaskBatch:
         batch = self.task.sample_batch(rng, self.config.batch_size, *self.task.train_lengths)
-        device = self.device
-        return TaskBatch(batch.inputs.to(device), batch.targets.to(device), batch.mask.to(device))
+        return batch.to(self.device)
 
     def loss(self, batch: TaskBatch) -> Tensor:
         return self.task.loss(self.model(batch.inputs), batch)

@@ -29,9 +29,10 @@ A task that can say how a stack machine should drive its stack (Paassen, Schulz,
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 import numpy as np
 import torch
@@ -46,6 +47,7 @@ IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 
 InputKind = Literal["tokens", "vectors"]
 OutputKind = Literal["classes", "values"]
+_Batch = TypeVar("_Batch", bound="TaskBatch")
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,15 @@ class TaskBatch:
         if self.teachers and len(self.teachers) != shape[0]:
             count = len(self.teachers)
             raise ValueError(f"teachers: expected one per sequence ({shape[0]}), got {count}")
+
+    def to(self: _Batch, device: torch.device | str) -> _Batch:
+        """The same batch (of the same class) with its tensors on ``device``."""
+        moved = {
+            f.name: getattr(self, f.name).to(device)
+            for f in dataclasses.fields(self)
+            if isinstance(getattr(self, f.name), Tensor)
+        }
+        return dataclasses.replace(self, **moved)
 
     @classmethod
     def of_class_targets(cls, inputs: Tensor, targets: Tensor) -> TaskBatch:

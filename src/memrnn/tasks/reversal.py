@@ -19,7 +19,7 @@ meaning for a model.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -36,19 +36,19 @@ TEST_LENGTHS = (12, 12)
 
 
 @dataclass(frozen=True)
-class ReversalBatch:
-    """One batch of reversal examples, all of the same source length L.
+class ReversalBatch(TaskBatch):
+    """One batch of reversal examples, all of the same source length L: a ``TaskBatch``
+    (so the task's ``loss`` and ``score`` take it) with its source symbols.
 
     Attributes:
         inputs: (B, 2L, k+2) float32, the layout in the module docstring.
         targets: (B, 2L) int64; ``IGNORE_INDEX`` (-100) during encoding, where nothing is
             scored, and the reversed sequence during decoding.
+        mask: (B, 2L) bool, the decoding steps.
         sequences: (B, L) int64, the source symbols in 0 .. k-1.
     """
 
-    inputs: Tensor
-    targets: Tensor
-    sequences: Tensor
+    sequences: Tensor = field(kw_only=True)
 
 
 @register_task("trask_reversal")
@@ -87,8 +87,7 @@ class ReversalTask(Task):
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
     ) -> TaskBatch:
         length = int(rng.integers(min_length, max_length + 1))
-        batch = self.sample(rng, batch_size, length)
-        return TaskBatch.of_class_targets(batch.inputs, batch.targets)
+        return self.sample(rng, batch_size, length)
 
     def sample(self, rng: np.random.Generator, batch_size: int, length: int) -> ReversalBatch:
         """``batch_size`` sequences of ``length`` symbols, uniform and i.i.d. from ``rng``."""
@@ -118,7 +117,8 @@ class ReversalTask(Task):
         inputs[:, length:, k + 1] = 1.0
         targets = torch.full((b, 2 * length), IGNORE_INDEX, dtype=torch.int64)
         targets[:, length:] = seq.flip(1)
-        return ReversalBatch(inputs=inputs, targets=targets, sequences=seq)
+        mask = targets != IGNORE_INDEX
+        return ReversalBatch(inputs=inputs, targets=targets, mask=mask, sequences=seq)
 
     def accuracy(self, logits: Tensor, batch: ReversalBatch) -> tuple[float, float]:
         """Greedy (argmax) accuracy of ``logits`` (B, 2L, k) on ``batch``.

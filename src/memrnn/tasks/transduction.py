@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -82,21 +82,21 @@ Pair = tuple[list[int], list[int]]
 
 
 @dataclass(frozen=True)
-class TransductionBatch:
-    """B pairs in the layout of the module docstring.
+class TransductionBatch(TaskBatch):
+    """B pairs in the layout of the module docstring: a ``TaskBatch`` (so the task's
+    ``loss`` and ``score`` take it) with each row's lengths.
 
     Attributes:
         inputs: (B, T) int64 input ids, ``<s> source ||| target </s>`` padded with ``</s>``.
         targets: (B, T) int64 output ids to emit after each input; ``IGNORE_INDEX``
             (-100) except where a target symbol or the final ``</s>`` is due.
+        mask: (B, T) bool, the scored steps: ``targets != IGNORE_INDEX``.
         source_lengths: (B,) int64, L per row.
         target_lengths: (B,) int64, M per row (without ``</s>``).
     """
 
-    inputs: Tensor
-    targets: Tensor
-    source_lengths: Tensor
-    target_lengths: Tensor
+    source_lengths: Tensor = field(kw_only=True)
+    target_lengths: Tensor = field(kw_only=True)
 
     def gold(self) -> list[list[int]]:
         """Each row's target output ids including the final ``</s>``, for the metrics."""
@@ -215,9 +215,8 @@ class TransductionTask(Task):
     def _sample(
         self, rng: np.random.Generator, batch_size: int, min_length: int, max_length: int
     ) -> TaskBatch:
-        # the pairs are made here, in range: only ``make_batch``'s arrays, unchecked
-        inputs, targets = self._arrays(self._pairs(rng, batch_size, min_length, max_length))
-        return TaskBatch.of_class_targets(torch.from_numpy(inputs), torch.from_numpy(targets))
+        # the pairs are made here, in range: ``make_batch`` without its check of the ids
+        return self._batch_of(self._pairs(rng, batch_size, min_length, max_length))
 
     def _metrics(self, outputs: Tensor, batch: TaskBatch) -> dict[str, float]:
         predicted = outputs.argmax(dim=-1).cpu()
@@ -315,10 +314,11 @@ class TransductionTask(Task):
 
     def _batch_of(self, rows: Sequence[tuple[list[int], list[int]]]) -> TransductionBatch:
         """``make_batch`` of rows of ids known to be in range."""
-        inputs, targets = self._arrays(rows)
+        inputs, targets = (torch.from_numpy(x) for x in self._arrays(rows))
         return TransductionBatch(
-            inputs=torch.from_numpy(inputs),
-            targets=torch.from_numpy(targets),
+            inputs=inputs,
+            targets=targets,
+            mask=targets != IGNORE_INDEX,
             source_lengths=torch.tensor([len(s) for s, _ in rows], dtype=torch.int64),
             target_lengths=torch.tensor([len(t) for _, t in rows], dtype=torch.int64),
         )

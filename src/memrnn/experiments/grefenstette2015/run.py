@@ -58,11 +58,7 @@ class TransductionRun:
         self.model.to(device)
 
     def _batch(self, rng: np.random.Generator, size: int, lo: int, hi: int) -> TransductionBatch:
-        batch = sample_batch(self.task, rng, size, lo, hi)
-        return TransductionBatch(
-            batch.inputs.to(self.device), batch.targets.to(self.device),
-            batch.source_lengths.to(self.device), batch.target_lengths.to(self.device),
-        )  # fmt: skip
+        return sample_batch(self.task, rng, size, lo, hi).to(self.device)
 
     def training_batch(self, rng: np.random.Generator) -> TransductionBatch:
         bound = int(self.model.bound)

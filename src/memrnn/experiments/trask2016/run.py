@@ -48,10 +48,7 @@ class ReversalRun:
         ).to(device)
 
     def _batch(self, rng: np.random.Generator, size: int, length: int) -> ReversalBatch:
-        batch = self.task.sample(rng, size, length)
-        return ReversalBatch(
-            batch.inputs.to(self.device), batch.targets.to(self.device), batch.sequences
-        )
+        return self.task.sample(rng, size, length).to(self.device)
 
     def training_batch(self, rng: np.random.Generator) -> ReversalBatch:
         length = int(rng.integers(self.config.min_length, self.config.max_length + 1))
