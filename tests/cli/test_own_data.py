@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from memrnn.cli.commands import QUICK_MINUTES
 from memrnn.cli.pairs import EXPERIMENT, train_on_pairs
 from memrnn.errors import UserError
 from memrnn.experiments.registry import experiment_names
+from memrnn.models import load_model
 from memrnn.runner.reproduce import STORE_NAME
 from memrnn.runner.store import ResultsStore
 from memrnn.tasks.text_pairs import TextPairsTask, read_pairs, read_sources
@@ -203,3 +205,59 @@ def test_train_on_pairs_names_an_unknown_setting(tmp_path: Path) -> None:
         train_on_pairs(pairs, tmp_path / "o", colour="red")
     with pytest.raises(UserError, match="unknown setting pairs_sha256"):
         train_on_pairs(pairs, tmp_path / "o", pairs_sha256="0")
+
+
+def test_an_unknown_model_option_fails_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs, _ = _files(tmp_path)
+    out = tmp_path / "run"
+    assert main(["fit", str(pairs), "--out", str(out), "--option", "hidden=32"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(
+        "memrnn: error: model options: hidden: 'stack_lstm' takes no such option; its options "
+        "are bottom_push_bias, embedding, "
+    )
+    assert captured.err.count("\n") == 1 and captured.out == ""  # no progress bar
+    assert not out.exists()  # nothing left on disk
+    assert main(["fit", str(pairs), "--out", str(out), "--option", "hidden_size=-1"]) == 2
+    assert "hidden_size" in capsys.readouterr().err and not out.exists()
+
+
+CHARS = "abc\tcba\nba\tab\nc\tc\naab\tbaa\ncb\tbc\nbbca\tacbb\n"
+
+
+def test_character_tokens_train_decode_and_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pairs.tsv").write_text(CHARS)
+    (tmp_path / "inputs.txt").write_text("ab\ncca\n")
+    out = tmp_path / "run"
+    fit = ["fit", str(tmp_path / "pairs.tsv"), "--out", str(out), "--steps", "3", "--quiet"]
+    assert main([*fit, "--tokens", "chars", *TINY]) == 0
+    captured = capsys.readouterr()
+    assert "warning" not in captured.err
+    saved = load_model(out)
+    assert saved.task.tokens == "chars" and saved.task.source_words == ("a", "b", "c")
+    assert main(["decode", str(out), str(tmp_path / "inputs.txt")]) == 0
+    decoded = capsys.readouterr().out.splitlines()
+    expected = decode_tokens(
+        saved.task, saved.model, read_sources(tmp_path / "inputs.txt", "chars")
+    )
+    assert decoded == ["".join(tokens) for tokens in expected]
+    assert main(["score", str(out), str(tmp_path / "pairs.tsv")]) == 0
+    assert "sequence_accuracy" in capsys.readouterr().out
+
+
+def test_unspaced_lines_read_as_words_warn(tmp_path: Path) -> None:
+    (tmp_path / "pairs.tsv").write_text(CHARS)
+    with pytest.warns(UserWarning, match="no line has a space.*tokens='chars'"):
+        task = TextPairsTask.from_file(tmp_path / "pairs.tsv")
+    assert "abc" in task.source_words  # read as asked: each side one word
+    fit = ["fit", str(tmp_path / "pairs.tsv"), "--out", str(tmp_path / "o"), "--steps", "1"]
+    with pytest.warns(UserWarning, match="--tokens chars"):
+        assert main([*fit, "--quiet", *TINY]) == 0
+    (tmp_path / "spaced.tsv").write_text("a b\tb a\nc\tc\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a file with spaces does not warn
+        read_pairs(tmp_path / "spaced.tsv")

@@ -129,13 +129,53 @@ def test_a_failed_save_leaves_the_old_model(tmp_path: Path) -> None:
     model = _saved(tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(ValueError, match="options: not JSON-able"):
-        save_model(tmp_path, model, "stack_lstm", {"hidden_size": object()}, task="copy")
+        save_model(tmp_path, model, task="copy", task_options={"vocab_size": object()})
+    with pytest.raises(ValueError, match="options: the model was built with"):
+        save_model(tmp_path, model, "stack_lstm", {"hidden_size": 9}, task="copy")
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_bad_arguments_are_named(tmp_path: Path) -> None:
     model = _saved(tmp_path)
-    with pytest.raises(ValueError, match="name: expected a registered model"):
-        save_model(tmp_path, model, "nosuch", task="copy")
+    with pytest.raises(ValueError, match="name: the model was built as 'stack_lstm', not 'gru'"):
+        save_model(tmp_path, model, "gru", task="copy")
     with pytest.raises(ValueError, match="task: expected a TextPairsTask or a registered"):
         save_model(tmp_path, model, "stack_lstm", task=make_task("copy"))
+
+
+def test_a_built_model_saves_with_nothing_but_itself(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = build_model_for("deque_lstm", make_task("copy", vocab_size=4), hidden_size=6)
+    save_model(tmp_path, model)  # no name, options or task: the model knows how it was built
+    loaded = load_model(tmp_path)
+    assert loaded.name == "deque_lstm" and loaded.task is None and loaded.task_options == {}
+    assert loaded.options == {"hidden_size": 6, "embedding": 16, "memory_width": 16}
+    assert torch.equal(loaded.model(IDS), model.eval()(IDS))
+    save_model(tmp_path / "again", loaded.model)  # and a loaded model saves again
+    assert torch.equal(load_model(tmp_path / "again").model(IDS), model(IDS))
+
+
+def test_a_model_made_by_hand_needs_its_name_and_right_options(tmp_path: Path) -> None:
+    from memrnn.models import MemoryAugmentedLSTM
+
+    task = make_task("copy", vocab_size=4)
+    sizes = {"hidden_size": 8, "embedding": 4, "memory_width": 4}
+    model = MemoryAugmentedLSTM(task.input_size, task.output_size, **sizes, memory="stack")
+    with pytest.raises(ValueError, match="name: the model was not made by"):
+        save_model(tmp_path, model, task=task)
+    with pytest.raises(ValueError, match=r"options: 'stack_lstm' built with .* other weights"):
+        save_model(tmp_path, model, "stack_lstm", {"hidden_size": 9}, task="copy",
+                   task_options={"vocab_size": 4})  # fmt: skip
+    assert not any(tmp_path.iterdir())  # refused before anything is written
+    with pytest.raises(ValueError, match="name: expected a registered model"):
+        save_model(tmp_path, model, "nosuch", task="copy")
+    save_model(tmp_path, model, "stack_lstm", sizes, task="copy", task_options={"vocab_size": 4})
+    assert torch.equal(load_model(tmp_path).model(IDS), model.eval()(IDS))
+
+
+def test_a_description_without_sizes_takes_them_from_its_task(tmp_path: Path) -> None:
+    model = _saved(tmp_path)
+    found = json.loads((tmp_path / DESCRIPTION).read_text())
+    del found["input_size"], found["output_size"]  # as memrnn 0.1.0 wrote it
+    (tmp_path / DESCRIPTION).write_text(json.dumps(found))
+    assert torch.equal(load_model(tmp_path).model(IDS), model(IDS))

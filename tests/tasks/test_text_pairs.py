@@ -127,3 +127,21 @@ def test_bad_vocabularies_are_named(options: dict[str, object], message: str) ->
     good = {"source_words": ["a"], "target_words": ["b"], "source_lengths": [1, 2]}
     with pytest.raises(ValueError, match=message):
         TextPairsTask(**{"longest_target": 1, **good, **options})  # type: ignore[arg-type]
+
+
+def test_character_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.tsv"
+    path.write_text("ab c\tc ba\nb\t\n")
+    pairs = read_pairs(path, "chars")
+    assert pairs[0].source == ("a", "b", " ", "c") and pairs[1].target == ()
+    task = TextPairsTask.from_pairs(pairs, "chars")
+    assert task.source_words == (" ", "a", "b", "c") and task.tokens == "chars"
+    assert TextPairsTask(**task.options()).options() == task.options()
+    (tmp_path / "new.txt").write_text("cab\n")
+    assert read_sources(tmp_path / "new.txt", "chars") == [
+        (("c", "a", "b"), f"{tmp_path / 'new.txt'}, line 1")
+    ]
+    with pytest.raises(ValueError, match="single characters other than tabs"):
+        TextPairsTask(["ab"], ["a"], (1, 1), 1, tokens="chars")
+    with pytest.raises(UserError, match="tokens: expected one of words, chars, got 'bytes'"):
+        read_pairs(path, "bytes")  # type: ignore[arg-type]

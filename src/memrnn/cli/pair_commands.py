@@ -15,6 +15,7 @@ from memrnn.errors import UserError
 _NOT_SET = {
     "model": "--model",
     "model_options": "--option",
+    "tokens": "--tokens",
     "pairs_sha256": "the pairs file",
     "valid_sha256": "--valid",
 }
@@ -63,7 +64,9 @@ def run_fit(args: argparse.Namespace) -> int:
     from memrnn.runner.allocator import keep_freed_memory
 
     options = _model_options(args.option)
-    experiment, config, spec = fit_run(args.pairs, args.valid, args.model, options, _settings(args))
+    experiment, config, spec = fit_run(
+        args.pairs, args.valid, args.model, options, _settings(args), args.tokens
+    )
     out = _writable_folder(args.out)
     keep_freed_memory()  # as in `memrnn train`
     with progress_bar(config.steps, args.quiet, args.tensorboard) as bar:
@@ -98,13 +101,13 @@ def _pairs_model(folder: Path) -> Any:
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    from memrnn.tasks.text_pairs import read_sources
+    from memrnn.tasks.text_pairs import join_tokens, read_sources
     from memrnn.tasks.text_pairs_decoding import decode_tokens
 
     saved = _pairs_model(args.folder)
-    sources = read_sources(args.inputs)
+    sources = read_sources(args.inputs, saved.task.tokens)
     for tokens in decode_tokens(saved.task, saved.model, sources):
-        print(" ".join(tokens))
+        print(join_tokens(tokens, saved.task.tokens))
     return 0
 
 
@@ -113,7 +116,7 @@ def run_score(args: argparse.Namespace) -> int:
     from memrnn.tasks.text_pairs_decoding import score_pairs
 
     saved = _pairs_model(args.folder)
-    pairs = read_pairs(args.pairs)
+    pairs = read_pairs(args.pairs, saved.task.tokens)
     scores = score_pairs(saved.task, saved.model, pairs)
     print(f"  {'pairs':28s} {len(pairs)}")
     for metric, value in sorted(scores.items()):

@@ -50,7 +50,7 @@ from memrnn.models.registry import build_model_for, model_names
 from memrnn.models.saving import SavedModel, save_model
 from memrnn.runner.train import Progress, check_config
 from memrnn.tasks.base import TaskBatch
-from memrnn.tasks.text_pairs import TextPair, TextPairsTask, read_pairs
+from memrnn.tasks.text_pairs import TextPair, TextPairsTask, check_tokens, read_pairs
 from memrnn.tasks.text_pairs_decoding import score_pairs
 
 EXPERIMENT = "fit"  # the experiment name of these runs in a results store
@@ -66,6 +66,8 @@ class FitConfig(TrainConfig):
         model_options: its build options, a JSON object (``build_model``'s keywords).
         eval_size: training pairs each evaluation scores when no validation file is given
             (drawn afresh each time); with one, every validation pair is scored.
+        tokens: what a token of the files is, ``"words"`` or ``"chars"``
+            (:mod:`memrnn.tasks.text_pairs`).
         pairs_sha256, valid_sha256: the contents of the pairs and validation files, so a
             run's key changes with its data ("" for no validation file).
     """
@@ -73,12 +75,14 @@ class FitConfig(TrainConfig):
     model: str = "stack_lstm"
     model_options: str = "{}"
     eval_size: int = 100
+    tokens: str = "words"
     pairs_sha256: str = ""
     valid_sha256: str = ""
 
     def validate(self) -> None:
         super().validate()
         self.require_positive("eval_size")
+        check_tokens(self.tokens)
         if self.model not in model_names("tokens"):
             raise UserError(
                 f"model: expected one of the models that read tokens, "
@@ -172,16 +176,20 @@ def fit_run(
     model: str,
     model_options: Mapping[str, Any] | None,
     settings: Mapping[str, Any],
+    tokens: str = "words",
 ) -> tuple[FitExperiment, FitConfig, RunSpec]:
     """The experiment, checked config and run of training ``model`` on the file
-    ``pairs`` (read here: its errors come before any training)."""
-    experiment = FitExperiment(
-        TextPairsTask.from_file(pairs), read_pairs(valid) if valid is not None else ()
-    )
+    ``pairs`` split into ``tokens``. Everything is checked here, before any training or
+    file is made: the files, the settings, and the model's build options (the model is
+    built once and thrown away)."""
+    tokenisation = check_tokens(tokens)
+    task = TextPairsTask.from_file(pairs, tokenisation)
+    experiment = FitExperiment(task, read_pairs(valid, tokenisation) if valid is not None else ())
     options = json.dumps(dict(model_options or {}), sort_keys=True)
     data = {
         "model": model,
         "model_options": options,
+        "tokens": tokenisation,
         "pairs_sha256": _sha256(pairs),
         "valid_sha256": _sha256(valid),
     }
@@ -191,6 +199,11 @@ def fit_run(
         raise UserError(f"unknown setting {unknown[0]}; the settings are {', '.join(known)}")
     config = FitConfig(**{**settings, **data})
     check_config(experiment, config)
+    try:
+        with torch.random.fork_rng(devices=[]):  # the run's own weights are drawn later
+            build_model_for(model, task, **config.options())
+    except (ValueError, TypeError) as error:
+        raise UserError(f"model options: {error}") from None
     spec = RunSpec(EXPERIMENT, Path(pairs).name, PROFILE, config.to_dict(), model, "text_pairs")
     return experiment, config, spec
 
@@ -202,6 +215,7 @@ def train_on_pairs(
     model: str = "stack_lstm",
     model_options: Mapping[str, Any] | None = None,
     valid: str | os.PathLike[str] | None = None,
+    tokens: str = "words",
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
     **settings: Any,
@@ -217,6 +231,8 @@ def train_on_pairs(
             defaults otherwise.
         valid: a pairs file to evaluate on (every pair, by greedy decoding); without
             one, each evaluation scores ``eval_size`` pairs drawn from ``pairs``.
+        tokens: what a token of the files is: ``"words"`` (separated by spaces) or
+            ``"chars"``.
         resume: continue from the folder's checkpoint of the same run, if there is one.
         on_progress: called after every step.
         settings: ``FitConfig`` fields: ``steps``, ``seed``, ``batch_size``, ``lr``, ...
@@ -228,7 +244,7 @@ def train_on_pairs(
         UserError: (a ValueError) a mistake in a file (named with its line), an unknown
             model or setting, a bad value, a folder another process works in.
     """
-    experiment, config, spec = fit_run(pairs, valid, model, model_options, settings)
+    experiment, config, spec = fit_run(pairs, valid, model, model_options, settings, tokens)
     trained, _ = fit_into(
         Path(out), experiment, config, spec, resume=resume, on_progress=on_progress
     )
@@ -255,5 +271,5 @@ def fit_into(
     if experiment.steps is None:
         raise RuntimeError("the runner returned without building the run")
     trained = experiment.steps.model.eval()
-    save_model(out, trained, config.model, config.options(), task=experiment.task)
+    save_model(out, trained, task=experiment.task)
     return trained, output

@@ -209,8 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 PAIRS_FORMAT = (
-    "one pair a line, source<TAB>target, tokens separated by single spaces, UTF-8; "
-    "blank lines only at the end"
+    "one pair a line, source<TAB>target, tokens separated by single spaces (or, with "
+    "--tokens chars, each character a token), UTF-8; blank lines only at the end"
 )
 
 
@@ -237,6 +237,13 @@ def _add_pair_commands(subcommands: Any) -> None:
     fit.add_argument("--seed", type=_seed, help="seeds the weights and the batches (default: 0)")
     fit.add_argument("--valid", type=Path, metavar="FILE", help="pairs to evaluate on")
     fit.add_argument(
+        "--tokens",
+        choices=("words", "chars"),
+        default="words",
+        help="what a token is: words separated by spaces, or characters (default: words); "
+        "decode and score split their files as the model was trained",
+    )
+    fit.add_argument(
         "--option",
         action="append",
         default=[],
@@ -259,7 +266,8 @@ def _add_pair_commands(subcommands: Any) -> None:
         "decode",
         help="decode new sources with a model from `memrnn fit`",
         description="Print the target that greedy decoding gives for each source of "
-        "INPUTS (one source a line, tokens separated by single spaces), one a line.",
+        "INPUTS (one source a line, split into tokens as the model was trained: words "
+        "separated by single spaces, or characters), one a line.",
     )
     decode.add_argument("folder", type=Path, metavar="DIR", help="the folder of `memrnn fit`")
     decode.add_argument("inputs", type=Path, metavar="INPUTS", help="the sources")

@@ -11,6 +11,8 @@ Every registered model follows one calling convention:
   ``"vectors"`` is in its ``accepts``; it returns per-step outputs (B, T, output_size);
 - a model whose memory has push and pop gates also has ``trace(inputs)``, which returns
   a ``memrnn.models.Trace``: the same outputs and the gates of every step;
+- it keeps how it was built as ``model.memrnn_build`` (a ``ModelBuild``: the name, the
+  sizes and the options), which ``memrnn.models.save_model`` records;
 - a recurrent model (all but ``transformer`` and ``deep_stack_machine``) also takes an
   initial state, ``model(inputs, state)``, and has ``stream(inputs, state)``, which returns
   the outputs and the state after the last step, and ``initial_state(batch_size)``, the
@@ -54,6 +56,24 @@ class RegisteredModel:
     accepts: tuple[InputKind, ...]
     fixed: Mapping[str, Any] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelBuild:
+    """How ``build_model`` made a model, kept on it as ``model.memrnn_build`` so that
+    ``memrnn.models.save_model`` needs nothing else to describe it.
+
+    Attributes:
+        name: the registered name.
+        input_size, output_size: the sizes it was built for.
+        options: every build option it was made with, the registry's defaults included
+            (its fixed arguments left out).
+    """
+
+    name: str
+    input_size: int
+    output_size: int
+    options: Mapping[str, Any]
 
 
 _REGISTRY: dict[str, RegisteredModel] = {}
@@ -126,7 +146,16 @@ def build_model(name: str, input_size: int, output_size: int, **options: Any) ->
             f"{unknown[0]}: {name!r} takes no such option; its options are "
             f"{', '.join(sorted(taken - set(entry.fixed)))}"
         )
-    return entry.model(input_size, output_size, **{**entry.defaults, **entry.fixed, **options})
+    chosen = {**entry.defaults, **options}
+    model = entry.model(input_size, output_size, **{**chosen, **entry.fixed})
+    model.memrnn_build = ModelBuild(name, input_size, output_size, chosen)  # type: ignore[assignment]
+    return model
+
+
+def model_build(model: nn.Module) -> ModelBuild | None:
+    """How ``build_model`` made ``model``, or None for a model it did not make."""
+    found = getattr(model, "memrnn_build", None)
+    return found if isinstance(found, ModelBuild) else None
 
 
 def _options(model: Callable[..., nn.Module]) -> set[str] | None:

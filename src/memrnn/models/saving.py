@@ -4,12 +4,15 @@ A saved model is two files in its folder:
 
 - ``model.safetensors``: the weights (the model's ``state_dict``) in the safetensors
   format, which holds tensors and nothing that runs code when read;
-- ``model.json``: what rebuilds the model around them: the registered model name and its
-  build options (``memrnn.models.build_model``), the task it reads (a ``TextPairsTask``'s
-  vocabularies, or a registered task's name and options), the memrnn version that saved
-  it, and the SHA-256 of the weights file, so that weights and description that do not
-  belong together (a copy cut short, a save interrupted between the two files) are
-  refused, not mixed.
+- ``model.json``: what rebuilds the model around them: the registered model name, its
+  sizes and build options (``memrnn.models.build_model``, which keeps them on the model),
+  the task it reads if one is given (a ``TextPairsTask``'s vocabularies, or a registered
+  task's name and options), the memrnn version that saved it, and the SHA-256 of the
+  weights file, so that weights and description that do not belong together (a copy cut
+  short, a save interrupted between the two files) are refused, not mixed.
+
+``save_model(folder, model)`` needs nothing but the model for one that ``build_model``
+(or ``build_model_for``) made; ``load_model(folder)`` needs nothing but the folder.
 
 Both are written atomically (:func:`memrnn.io.write_atomic`), the weights first.
 """
@@ -33,13 +36,14 @@ from torch import Tensor, nn
 from memrnn import __version__
 from memrnn.errors import UserError
 from memrnn.io import write_atomic
-from memrnn.models.registry import build_model_for, model_names
+from memrnn.models.registry import ModelBuild, build_model, model_build, model_names
 from memrnn.tasks import Task, make_task
 from memrnn.tasks.text_pairs import TextPairsTask
 
 WEIGHTS, DESCRIPTION = "model.safetensors", "model.json"
 FORMAT = "memrnn-model/1"
 TEXT_PAIRS = "text_pairs"  # the task entry of a TextPairsTask, which is not registered
+SIZES = ("input_size", "output_size")
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,16 @@ class SavedModel:
         model: the network, in eval mode: ``model(ids)`` gives logits (B, T, outputs).
         name: its registered name (``memrnn.models.model_names()``).
         options: the build options it was made with.
-        task: the task it reads (a ``TextPairsTask`` decodes text with it).
-        task_options: what rebuilds ``task``.
+        task: the task it reads (a ``TextPairsTask`` decodes text with it), or None where
+            it was saved without one.
+        task_options: what rebuilds ``task`` (empty without one).
         version: the memrnn version that saved it.
     """
 
     model: nn.Module
     name: str
     options: Mapping[str, Any]
-    task: Task
+    task: Task | None
     task_options: Mapping[str, Any]
     version: str
 
@@ -71,7 +76,13 @@ def _json_text(name: str, value: object) -> str:
         raise ValueError(f"{name}: not JSON-able ({error})") from None
 
 
-def _task_entry(task: Task | str, task_options: Mapping[str, Any] | None) -> dict[str, Any]:
+def _task_entry(
+    task: Task | str | None, task_options: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    if task is None:
+        if task_options is not None:
+            raise ValueError("task_options: given without a task")
+        return None
     if isinstance(task, TextPairsTask):
         if task_options is not None:
             raise ValueError("task_options: a TextPairsTask records its own")
@@ -83,45 +94,114 @@ def _task_entry(task: Task | str, task_options: Mapping[str, Any] | None) -> dic
     )
 
 
+def _make_task(entry: Mapping[str, Any]) -> Task:
+    options = entry["options"]
+    if entry["name"] == TEXT_PAIRS:
+        return TextPairsTask(**options)
+    return make_task(entry["name"], **options)
+
+
+def _build(
+    model: nn.Module,
+    name: str | None,
+    options: Mapping[str, Any] | None,
+    task: Task | str | None,
+    task_options: Mapping[str, Any] | None,
+) -> ModelBuild:
+    """How ``model`` was built: its own record (``model_build``), which ``name`` and
+    ``options``, if given, must agree with; or, for a model ``build_model`` did not make,
+    ``name``, ``options`` and the task's sizes. The record is checked by building the
+    model again: its weights must have the names and shapes of ``model``'s, so that a
+    wrong record fails here and not when the folder is loaded."""
+    found = model_build(model)
+    if found is None:
+        if name is None:
+            raise ValueError(
+                "name: the model was not made by memrnn.models.build_model, so its name and "
+                "build options are unknown; pass them: save_model(folder, model, name, options, "
+                "task=...)"
+            )
+        if name not in model_names():
+            raise ValueError(
+                f"name: expected a registered model, one of {model_names()}, got {name!r}"
+            )
+        if task is None:
+            raise ValueError("task: needed for a model not made by build_model (its sizes)")
+        made = _make_task(_task_entry(task, task_options) or {}) if isinstance(task, str) else task
+        with torch.random.fork_rng(devices=[]):
+            found = model_build(
+                build_model(name, made.input_size, made.output_size, **(options or {}))
+            )
+        assert found is not None
+    elif name is not None and name != found.name:
+        raise ValueError(f"name: the model was built as {found.name!r}, not {name!r}")
+    elif options is not None:
+        with torch.random.fork_rng(devices=[]):
+            given = model_build(
+                build_model(found.name, found.input_size, found.output_size, **options)
+            )
+        if given is None or dict(given.options) != dict(found.options):
+            raise ValueError(
+                f"options: the model was built with {dict(found.options)}, not {dict(options)}"
+            )
+    with torch.random.fork_rng(devices=[]):
+        rebuilt = build_model(found.name, found.input_size, found.output_size, **found.options)
+    want = {k: tuple(v.shape) for k, v in rebuilt.state_dict().items()}
+    have = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    if want != have:
+        wrong = sorted(k for k in set(want) | set(have) if want.get(k) != have.get(k))
+        raise ValueError(
+            f"options: {found.name!r} built with {dict(found.options)} has other weights than "
+            f"this model ({wrong[0]}: {want.get(wrong[0])} there, {have.get(wrong[0])} here)"
+        )
+    return found
+
+
 def save_model(
     folder: str | os.PathLike[str],
     model: nn.Module,
-    name: str,
+    name: str | None = None,
     options: Mapping[str, Any] | None = None,
     *,
-    task: Task | str,
+    task: Task | str | None = None,
     task_options: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Save ``model``, built as ``build_model_for(name, task, **options)``, to ``folder``
-    (made if missing); return the description's path. ``task`` is a ``TextPairsTask``
-    (its vocabularies are saved) or the name of a registered task made with
-    ``task_options``.
+    """Save ``model`` to ``folder`` (made if missing); return the description's path.
+
+    A model made by ``build_model`` or ``build_model_for`` carries its name, sizes and
+    options, so ``save_model(folder, model, task=task)`` is all it takes; ``name`` and
+    ``options``, if given, must agree with them. A model made otherwise needs ``name``,
+    its ``options`` and a ``task``. ``task`` (optional for the first kind) is a
+    ``TextPairsTask`` (its vocabularies are saved) or the name of a registered task made
+    with ``task_options``; :func:`load_model` gives it back.
 
     >>> import tempfile
     >>> from memrnn.models import build_model_for
     >>> from memrnn.tasks import make_task
     >>> model = build_model_for("stack_lstm", make_task("copy", vocab_size=4), hidden_size=8)
     >>> folder = tempfile.mkdtemp()
-    >>> _ = save_model(folder, model, "stack_lstm", {"hidden_size": 8},
-    ...                task="copy", task_options={"vocab_size": 4})
+    >>> _ = save_model(folder, model, task="copy", task_options={"vocab_size": 4})
     >>> loaded = load_model(folder)
     >>> ids = torch.tensor([[8, 1, 2, 9]])
     >>> torch.equal(loaded.model(ids), model.eval()(ids))
     True
 
     Raises:
-        ValueError: an unknown model name, options or task options JSON cannot hold.
+        ValueError: an unknown model name; a name or options that are not how the model
+            was built (its weights would not fit them); options or task options JSON
+            cannot hold.
     """
-    if name not in model_names():
-        raise ValueError(f"name: expected a registered model, one of {model_names()}, got {name!r}")
+    build = _build(model, name, options, task, task_options)
     folder = Path(folder)
     weights = {k: v.detach().cpu().contiguous().clone() for k, v in model.state_dict().items()}
     blob = save_safetensors(weights)
     description = {
         "format": FORMAT,
         "memrnn_version": __version__,
-        "model": name,
-        "options": dict(options or {}),
+        "model": build.name,
+        "input_size": build.input_size,
+        "output_size": build.output_size,
+        "options": dict(build.options),
         "task": _task_entry(task, task_options),
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
     }
@@ -151,20 +231,28 @@ def _description(path: Path) -> dict[str, Any]:
     if not isinstance(found, dict) or found.get("format") != FORMAT:
         got = found.get("format") if isinstance(found, dict) else type(found).__name__
         raise UserError(f"{path}: not a memrnn model description (format {got!r}, not {FORMAT!r})")
-    kinds = {
-        "model": str,
-        "options": dict,
-        "task": dict,
-        "memrnn_version": str,
-        "weights_sha256": str,
+    kinds: dict[str, tuple[type, ...]] = {
+        "model": (str,),
+        "options": (dict,),
+        "task": (dict, type(None)),
+        "memrnn_version": (str,),
+        "weights_sha256": (str,),
     }
     for key, kind in kinds.items():
         if not isinstance(found.get(key), kind):
             raise UserError(
-                f"{path}: damaged model description (its {key!r} is not a {kind.__name__})"
+                f"{path}: damaged model description (its {key!r} is not a {kind[0].__name__})"
             )
+    # the sizes: in every description but those of memrnn 0.1.0, which took them from the task
+    for key in SIZES:
+        size = found.get(key)
+        if key in found and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            raise UserError(f"{path}: damaged model description (its {key!r} is not a size)")
     task = found["task"]
-    if not isinstance(task.get("name"), str) or not isinstance(task.get("options"), dict):
+    if task is None:
+        if "input_size" not in found or "output_size" not in found:
+            raise UserError(f"{path}: damaged model description (no task and no sizes)")
+    elif not isinstance(task.get("name"), str) or not isinstance(task.get("options"), dict):
         raise UserError(f"{path}: damaged model description (its 'task' needs a name and options)")
     return found
 
@@ -199,14 +287,14 @@ def load_model(folder: str | os.PathLike[str], device: str | torch.device = "cpu
     weights = _weights(folder / WEIGHTS, found["weights_sha256"], path)
     entry, options = found["task"], found["options"]
     try:
-        task_options = entry["options"]
-        task = (
-            TextPairsTask(**task_options)
-            if entry["name"] == TEXT_PAIRS
-            else make_task(entry["name"], **task_options)
-        )
+        task = _make_task(entry) if entry is not None else None
+        sizes = [int(found[k]) if k in found else int(getattr(task, k)) for k in SIZES]
+        if task is not None and sizes != [task.input_size, task.output_size]:
+            raise ValueError(
+                f"sizes {sizes} do not fit the task's {[task.input_size, task.output_size]}"
+            )
         with torch.random.fork_rng(devices=[]):  # initial weights, overwritten below
-            model = build_model_for(found["model"], task, **options)
+            model = build_model(found["model"], sizes[0], sizes[1], **options)
         model.load_state_dict(weights, strict=True)
     except (ValueError, TypeError, RuntimeError) as error:
         reason = " ".join(str(error).split())
@@ -216,6 +304,6 @@ def load_model(folder: str | os.PathLike[str], device: str | torch.device = "cpu
         found["model"],
         options,
         task,
-        task_options,
+        entry["options"] if entry is not None else {},
         found["memrnn_version"],
     )

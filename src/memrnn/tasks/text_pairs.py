@@ -1,10 +1,18 @@
 """Your own data: pairs of token sequences read from a text file, as a transduction task.
 
-The file is UTF-8 text, one pair a line, ``source<TAB>target``, the tokens of each side
-separated by single spaces::
+The file is UTF-8 text, one pair a line, ``source<TAB>target``. Its tokens are words
+separated by single spaces (``tokens="words"``, the default)::
 
     a b c	c b a
     x y	y x
+
+or each side's characters (``tokens="chars"``, spaces included)::
+
+    abc	cba
+    xy	yx
+
+A file read as words where no line has a space (each side one token, as ``abc	cba`` is)
+gets a warning naming ``tokens="chars"``, which is what such a file usually means.
 
 A source has at least one token; a target may have none (the model then only learns to
 emit ``</s>``). Blank lines may end the file, nowhere else; a line may end in ``\\r\\n``.
@@ -22,9 +30,10 @@ scores new sources greedily with any model that reads token ids
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -33,6 +42,20 @@ from memrnn.tasks.transduction import Pair, TransductionTask
 from memrnn.validation import check_int, check_int_range
 
 Tokens = tuple[str, ...]
+Tokenisation = Literal["words", "chars"]
+TOKENISATIONS: tuple[Tokenisation, ...] = ("words", "chars")
+
+
+def check_tokens(tokens: object) -> Tokenisation:
+    """``tokens`` if it is one of ``TOKENISATIONS``; a UserError naming it otherwise."""
+    if tokens not in TOKENISATIONS:
+        raise UserError(f"tokens: expected one of {', '.join(TOKENISATIONS)}, got {tokens!r}")
+    return tokens
+
+
+def join_tokens(tokens: Sequence[str], tokenisation: Tokenisation) -> str:
+    """The text of ``tokens``: words joined by spaces, characters joined as they are."""
+    return (" " if tokenisation == "words" else "").join(tokens)
 
 
 class TextPair(NamedTuple):
@@ -71,29 +94,34 @@ def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
     return numbered
 
 
-def _tokens(text: str, where: str, side: str) -> Tokens:
-    """The space-separated tokens of one side of a line."""
+def _tokens(text: str, where: str, side: str, tokens: Tokenisation = "words") -> Tokens:
+    """The tokens of one side of a line: its space-separated words, or its characters."""
     if not text:
         return ()
-    tokens = tuple(text.split(" "))
-    if "" in tokens:
+    if tokens == "chars":
+        return tuple(text)
+    words = tuple(text.split(" "))
+    if "" in words:
         raise UserError(
             f"{where}: an empty token in the {side} (two spaces in a row, or a space at its "
             "start or end); tokens are separated by single spaces"
         )
-    return tokens
+    return words
 
 
-def read_pairs(path: str | os.PathLike[str]) -> list[TextPair]:
-    """The pairs of the file ``path`` (module docstring).
+def read_pairs(path: str | os.PathLike[str], tokens: Tokenisation = "words") -> list[TextPair]:
+    """The pairs of the file ``path`` (module docstring), split into ``tokens``: words
+    or chars. Read as words, a file with no space in any line warns (module docstring).
 
     Raises:
         UserError: (a ValueError) naming the file and line: a line with no tab or with two,
             an empty source, an empty token, a blank line before the end, a file that is
             empty, not UTF-8 or cannot be read.
     """
+    check_tokens(tokens)
     pairs = []
-    for number, line in _lines(path, "pairs"):
+    lines = _lines(path, "pairs")
+    for number, line in lines:
         where = f"{path}, line {number}"
         tabs = line.count("\t")
         if tabs != 1:
@@ -103,14 +131,35 @@ def read_pairs(path: str | os.PathLike[str]) -> list[TextPair]:
         if not source:
             raise UserError(f"{where}: an empty source; a source needs at least one token")
         pairs.append(
-            TextPair(_tokens(source, where, "source"), _tokens(target, where, "target"), where)
+            TextPair(
+                _tokens(source, where, "source", tokens),
+                _tokens(target, where, "target", tokens),
+                where,
+            )
+        )
+    if tokens == "words" and _unspaced(pairs, [line for _, line in lines]):
+        warnings.warn(
+            f"{path}: no line has a space, so each side of a line is one token; for "
+            "character tokens read it with tokens='chars' (memrnn fit --tokens chars)",
+            UserWarning,
+            stacklevel=2,
         )
     return pairs
 
 
-def read_sources(path: str | os.PathLike[str]) -> list[tuple[Tokens, str]]:
-    """The sources of the file ``path``, one a line, tokens separated by single spaces,
-    each with where it was read ("FILE, line N").
+def _unspaced(pairs: Sequence[TextPair], lines: Sequence[str]) -> bool:
+    """Whether words were read from lines with no space at all, some side a word of
+    several characters: the file's sides are most likely strings of character tokens."""
+    return not any(" " in line for line in lines) and any(
+        len(word) > 1 for pair in pairs for word in (*pair.source, *pair.target)
+    )
+
+
+def read_sources(
+    path: str | os.PathLike[str], tokens: Tokenisation = "words"
+) -> list[tuple[Tokens, str]]:
+    """The sources of the file ``path``, one a line, split into ``tokens`` (words
+    separated by single spaces, or chars), each with where it was read ("FILE, line N").
 
     Raises:
         UserError: naming the file and line: a tab (a pairs file given where sources are
@@ -122,19 +171,23 @@ def read_sources(path: str | os.PathLike[str]) -> list[tuple[Tokens, str]]:
         where = f"{path}, line {number}"
         if "\t" in line:
             raise UserError(f"{where}: a tab; expected one source a line, without its target")
-        sources.append((_tokens(line, where, "source"), where))
+        sources.append((_tokens(line, where, "source", tokens), where))
     return sources
 
 
-def _check_words(name: str, words: object) -> Tokens:
-    """A vocabulary as the task keeps it: distinct tokens, sorted, none with a space."""
+def _check_words(name: str, words: object, tokens: Tokenisation) -> Tokens:
+    """A vocabulary as the task keeps it: distinct tokens, sorted; words without spaces,
+    or single characters (a space among them)."""
     if not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
         raise ValueError(f"{name}: expected a list of strings")
-    ok = all(w and not any(c in w for c in " \t\n\r") for w in words)
+    if tokens == "chars":
+        ok = all(len(w) == 1 and w not in "\t\n\r" for w in words)
+        what = "single characters other than tabs and newlines"
+    else:
+        ok = all(w and not any(c in w for c in " \t\n\r") for w in words)
+        what = "tokens without spaces, tabs or newlines"
     if not ok or list(words) != sorted(set(words)):
-        raise ValueError(
-            f"{name}: expected distinct sorted tokens without spaces, tabs or newlines"
-        )
+        raise ValueError(f"{name}: expected distinct sorted {what}")
     return tuple(words)
 
 
@@ -154,6 +207,8 @@ class TextPairsTask(TransductionTask):
         longest_target: the longest target it was trained on (bounds greedy decoding).
         pairs: the pairs to sample from; none for a task that only decodes (as a saved
             model's is).
+        tokens: what a token is: ``"words"`` (separated by spaces) or ``"chars"``; new
+            sources are split, and decoded targets joined, the same way.
 
     Raises:
         ValueError: a vocabulary that is not distinct sorted tokens, bad lengths.
@@ -167,12 +222,14 @@ class TextPairsTask(TransductionTask):
         source_lengths: Sequence[int],
         longest_target: int,
         pairs: Sequence[TextPair] = (),
+        tokens: Tokenisation = "words",
     ) -> None:
         # TransductionTask's __init__ takes its vocabularies from a task name; these come
         # from a file, so the same attributes are set here.
         self.name, self.grammar = "text_pairs", None
-        self.source_words = _check_words("source_words", source_words)
-        self.target_words = _check_words("target_words", target_words)
+        self.tokens = check_tokens(tokens)
+        self.source_words = _check_words("source_words", source_words, self.tokens)
+        self.target_words = _check_words("target_words", target_words, self.tokens)
         if not self.source_words:
             raise ValueError("source_words: expected at least one token")
         if not isinstance(source_lengths, Sequence) or len(source_lengths) != 2:
@@ -189,8 +246,9 @@ class TextPairsTask(TransductionTask):
         self._encoded = [self.encode(pair) for pair in self.pairs]
 
     @classmethod
-    def from_pairs(cls, pairs: Sequence[TextPair]) -> TextPairsTask:
-        """The task of ``pairs``, its vocabularies and lengths theirs."""
+    def from_pairs(cls, pairs: Sequence[TextPair], tokens: Tokenisation = "words") -> TextPairsTask:
+        """The task of ``pairs`` (split into ``tokens``), its vocabularies and lengths
+        theirs."""
         if not pairs:
             raise ValueError("pairs: expected at least one pair")
         lengths = [len(p.source) for p in pairs]
@@ -200,12 +258,16 @@ class TextPairsTask(TransductionTask):
             (min(lengths), max(lengths)),
             max(len(p.target) for p in pairs),
             pairs,
+            tokens,
         )
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> TextPairsTask:
-        """The task of the pairs file ``path`` (``read_pairs`` names what is wrong with it)."""
-        return cls.from_pairs(read_pairs(path))
+    def from_file(
+        cls, path: str | os.PathLike[str], tokens: Tokenisation = "words"
+    ) -> TextPairsTask:
+        """The task of the pairs file ``path``, split into ``tokens`` (``read_pairs``
+        names what is wrong with the file)."""
+        return cls.from_pairs(read_pairs(path, tokens), tokens)
 
     def options(self) -> dict[str, Any]:
         """What ``TextPairsTask(**options)`` rebuilds the task from, without its pairs:
@@ -215,12 +277,13 @@ class TextPairsTask(TransductionTask):
             "target_words": list(self.target_words),
             "source_lengths": list(self.train_lengths),
             "longest_target": self.longest_target,
+            "tokens": self.tokens,
         }
 
     def __repr__(self) -> str:
         return (
             f"TextPairsTask({len(self.pairs)} pairs, source_vocab={self.source_vocab}, "
-            f"target_vocab={self.target_vocab})"
+            f"target_vocab={self.target_vocab}, tokens={self.tokens!r})"
         )
 
     @property
