@@ -73,22 +73,30 @@ def negative_mae(targets: Sequence[np.ndarray], predictions: Sequence[np.ndarray
     return -float(np.mean(np.abs(Y - P)))
 
 
+def sequence_tags(tags: Tags) -> Tags:
+    """The tags every estimator over sequences shares: X is one series (a 2-D array) or
+    many (a list of them, or a 3-D array), dense; y is required."""
+    tags.input_tags.two_d_array = True
+    tags.input_tags.three_d_array = True
+    tags.input_tags.sparse = False
+    tags.target_tags.required = True
+    return tags
+
+
 def sequence_regressor_tags(tags: Tags) -> Tags:
     """The tags of an estimator that maps sequences to sequences of L real outputs: any
-    L (a 1-D target is one output), no sparse input. Its scores on scikit-learn's
+    L (a 1-D target is one output), as ``sequence_tags``. Its scores on scikit-learn's
     check data are poor by design: those rows are read as the steps of one series, in
-    an order that carries no information."""
+    an order that carries no information (:mod:`memrnn.estimators.checks`)."""
+    tags = sequence_tags(tags)
     tags.target_tags.multi_output = True
     tags.target_tags.single_output = True
-    tags.input_tags.sparse = False
     if tags.regressor_tags is not None:
         tags.regressor_tags.poor_score = True
     return tags
 
 
 def stack_machine_tags(tags: Tags) -> Tags:
-    """The tags of a stack machine: its targets are stack teachers, not an array, so it
-    is neither a classifier nor a regressor to scikit-learn; no sparse input."""
-    tags.target_tags.required = True
-    tags.input_tags.sparse = False
-    return tags
+    """The tags of a stack machine: as ``sequence_tags``; its targets are stack teachers,
+    not an array, so it is neither a classifier nor a regressor to scikit-learn."""
+    return sequence_tags(tags)
