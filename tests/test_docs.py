@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from memrnn.experiments.registry import experiment_names
+from memrnn.tasks import task_names
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -177,16 +178,18 @@ def test_no_page_uses_an_internal_label(page: Path) -> None:
         assert not re.search(label, text, re.IGNORECASE), f"{page.name}: {label}"
 
 
-def test_the_tours_examples_run() -> None:
+def test_the_tours_examples_each_run_on_their_own() -> None:
     page = DOCS / "guide.md"
     blocks = fenced_blocks(page.read_text(), "python")
     assert len(blocks) == 5
-    namespace: dict[str, object] = {}
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        for code in blocks:  # one namespace: a later block uses an earlier one's imports
-            exec(compile(code, str(page), "exec"), namespace)
-    assert "tensor([0.8000, 1.5000, 2.8000])" in printed.getvalue()  # as its comment says
-    assert printed.getvalue().rstrip().endswith("True")  # a stream in chunks is the whole
+    printed = []
+    for code in blocks:  # each in a namespace of its own: a reader may copy any one
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            exec(compile(code, str(page), "exec"), {})
+        printed.append(out.getvalue())
+    assert "tensor([0.8000, 1.5000, 2.8000])" in printed[0]  # as its comment says
+    assert printed[1].startswith(f"{len(task_names())} ")  # the count is the registry's
+    assert printed[4].rstrip().endswith("True")  # a stream in chunks is the whole
 
 
 def test_the_extension_pages_task_registers_and_samples() -> None:

@@ -7,7 +7,8 @@ prediction (Hewitt et al. 2020), associative retrieval (Ba et al. 2016) and the 
 benchmarks of the reservoir stack machine (Paassen, Schulz, Hammer 2021) and the fifteen
 tasks of Delétang et al. (2023) across the Chomsky hierarchy (:mod:`memrnn.tasks.chomsky`).
 ``TextPairsTask`` is made from a file of your own pairs (:mod:`memrnn.tasks.text_pairs`),
-not by name.
+not by name; ``score_pairs`` and ``decode_texts`` decode with a model trained on it
+(:mod:`memrnn.tasks.text_pairs_decoding`).
 """
 
 from memrnn.tasks.base import IGNORE_INDEX, StackTask, Task, TaskBatch
@@ -19,7 +20,8 @@ from memrnn.tasks.registry import make_task, register_task, task_names
 from memrnn.tasks.retrieval_task import RetrievalTask
 from memrnn.tasks.reversal import ReversalBatch, ReversalTask
 from memrnn.tasks.stack_teacher import StackTeacher
-from memrnn.tasks.text_pairs import TextPairsTask
+from memrnn.tasks.text_pairs import TextPairsTask, read_pairs
+from memrnn.tasks.text_pairs_decoding import decode_texts, score_pairs
 from memrnn.tasks.transduction import TransductionTask
 
 __all__ = [
@@ -38,7 +40,10 @@ __all__ = [
     "TaskBatch",
     "TextPairsTask",
     "TransductionTask",
+    "decode_texts",
     "make_task",
+    "read_pairs",
     "register_task",
+    "score_pairs",
     "task_names",
 ]

@@ -94,7 +94,7 @@ def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
     return numbered
 
 
-def _tokens(text: str, where: str, side: str, tokens: Tokenisation = "words") -> Tokens:
+def split_tokens(text: str, where: str, side: str, tokens: Tokenisation = "words") -> Tokens:
     """The tokens of one side of a line: its space-separated words, or its characters."""
     if not text:
         return ()
@@ -132,8 +132,8 @@ def read_pairs(path: str | os.PathLike[str], tokens: Tokenisation = "words") -> 
             raise UserError(f"{where}: an empty source; a source needs at least one token")
         pairs.append(
             TextPair(
-                _tokens(source, where, "source", tokens),
-                _tokens(target, where, "target", tokens),
+                split_tokens(source, where, "source", tokens),
+                split_tokens(target, where, "target", tokens),
                 where,
             )
         )
@@ -171,7 +171,7 @@ def read_sources(
         where = f"{path}, line {number}"
         if "\t" in line:
             raise UserError(f"{where}: a tab; expected one source a line, without its target")
-        sources.append((_tokens(line, where, "source", tokens), where))
+        sources.append((split_tokens(line, where, "source", tokens), where))
     return sources
 
 

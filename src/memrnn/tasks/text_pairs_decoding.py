@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from memrnn.tasks.base import IGNORE_INDEX
-from memrnn.tasks.text_pairs import TextPair, TextPairsTask
+from memrnn.tasks.text_pairs import TextPair, TextPairsTask, join_tokens, split_tokens
 from memrnn.validation import check_int
 
 Model = Callable[[Tensor], Tensor]
@@ -94,6 +94,21 @@ def decode_tokens(
     """
     ids = [task.encode_source(tokens, where) for tokens, where in sources]
     return [task.target_tokens(row) for row in greedy_decode(task, model, ids)]
+
+
+def decode_texts(task: TextPairsTask, model: Model, sources: Sequence[str]) -> list[str]:
+    """The targets greedy decoding gives for source texts, each split into the task's
+    tokens (``task.tokens``: words or characters) and its target joined the same way.
+
+    Raises:
+        UserError: a token outside the model's source vocabulary, named with its source.
+    """
+    wheres = [f"source {i + 1}" for i in range(len(sources))]
+    split = [
+        (split_tokens(text, where, "source", task.tokens), where)
+        for text, where in zip(sources, wheres, strict=True)
+    ]
+    return [join_tokens(tokens, task.tokens) for tokens in decode_tokens(task, model, split)]
 
 
 def score_pairs(task: TextPairsTask, model: Model, pairs: Sequence[TextPair]) -> dict[str, float]:
