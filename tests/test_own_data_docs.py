@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import torch
 
-import memrnn.cli.pairs as pairs_module
 from memrnn.cli import main
+from tests.cli.test_own_data import saved_models
 from tests.test_docs import DOCS, README, ROOT, fenced_blocks, section
 
 
@@ -46,14 +46,7 @@ def test_the_readme_own_data_section_runs_as_it_says(
     text = section(README.read_text(), "Your own data")
     (commands,) = fenced_blocks(text, "bash")
     (code,) = fenced_blocks(text, "python")
-    trained: list[Any] = []
-
-    def keep(folder: Path, model: torch.nn.Module, *args: Any, **kwargs: Any) -> Path:
-        trained.append(model)  # the model of the training process, as it is saved
-        return save_model(folder, model, *args, **kwargs)
-
-    save_model = pairs_module.save_model
-    monkeypatch.setattr(pairs_module, "save_model", keep)
+    trained = saved_models(monkeypatch)
     outputs = []
     for line in commands.splitlines():
         words = shlex.split(line, comments=True)

@@ -44,6 +44,19 @@ save_file({"logits": logits.contiguous()}, sys.argv[3])
 """
 
 
+def saved_models(monkeypatch: pytest.MonkeyPatch) -> list[torch.nn.Module]:
+    """The models ``memrnn fit`` saves from now on, as the training process holds them."""
+    trained: list[torch.nn.Module] = []
+    save_model = pairs_module.save_model
+
+    def keep(folder: Path, model: torch.nn.Module, *args: Any, **kwargs: Any) -> Path:
+        trained.append(model)
+        return save_model(folder, model, *args, **kwargs)
+
+    monkeypatch.setattr(pairs_module, "save_model", keep)
+    return trained
+
+
 def _files(tmp_path: Path) -> tuple[Path, Path]:
     (tmp_path / "pairs.tsv").write_text(PAIRS)
     (tmp_path / "inputs.txt").write_text(INPUTS)
@@ -59,14 +72,7 @@ def test_a_model_fitted_here_predicts_the_same_bits_in_a_new_process(
 ) -> None:
     pairs, inputs = _files(tmp_path)
     out = tmp_path / "run"
-    trained: list[Any] = []
-
-    def keep(folder: Path, model: torch.nn.Module, *args: Any, **kwargs: Any) -> Path:
-        trained.append(model)  # the model of the training process, as it is saved
-        return saved_model(folder, model, *args, **kwargs)
-
-    saved_model = pairs_module.save_model
-    monkeypatch.setattr(pairs_module, "save_model", keep)
+    trained = saved_models(monkeypatch)
     fit = ["fit", str(pairs), "--model", "stack_lstm", "--out", str(out), "--steps", "8"]
     assert main([*fit, *TINY, "--set", "eval_every=4", "--quiet"]) == 0
     assert f"saved the model in {out}/model.json" in capsys.readouterr().out
