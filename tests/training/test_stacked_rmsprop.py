@@ -8,7 +8,6 @@ import torch
 from torch import nn
 
 from memrnn.training import StackedAdam, StackedRMSprop
-from memrnn.training.flat_adam import FlatAdam, FlatAdamW
 from memrnn.training.stacked import member_optimizer, stacked_optimizer
 from tests.training.test_stacked_adam import LRS, _alone, _grads, _stacked
 
@@ -86,8 +85,8 @@ def test_an_rmsprop_that_does_not_fit_is_refused() -> None:
 @pytest.mark.parametrize(
     ("name", "stacked_kind", "alone_kind"),
     [
-        ("adam", StackedAdam, FlatAdam),
-        ("adamw", StackedAdam, FlatAdamW),
+        ("adam", StackedAdam, torch.optim.Adam),
+        ("adamw", StackedAdam, torch.optim.AdamW),
         ("rmsprop", StackedRMSprop, torch.optim.RMSprop),
     ],
 )

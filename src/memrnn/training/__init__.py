@@ -1,6 +1,6 @@
-"""The one gradient-descent loop every trained model goes through, its checkpoints, its
-optimisers' steps (torch's Adam and AdamW over flat buffers, the same numbers), and the
-same loop over many runs trained as one (:func:`train_group`)."""
+"""The one gradient-descent loop every trained model goes through, its checkpoints, and
+the same loop over many runs trained as one (:func:`train_group`). A run alone takes
+torch's optimisers and ``torch.nn.utils.clip_grad_norm_``."""
 
 from memrnn.training.checkpoint import (
     DamagedCheckpointError,
@@ -8,8 +8,6 @@ from memrnn.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from memrnn.training.clipping import clip_grad_norm_
-from memrnn.training.flat_adam import FlatAdam, FlatAdamW
 from memrnn.training.group import GroupModel, GroupSteps, train_group
 from memrnn.training.loop import LoopResult, LoopSettings, StepReport, Steps, train_loop
 from memrnn.training.stacked import GROUPED, GroupedOptimizer, Stacked
@@ -20,8 +18,6 @@ __all__ = [
     "GROUPED",
     "DamagedCheckpointError",
     "DamagedCheckpointWarning",
-    "FlatAdam",
-    "FlatAdamW",
     "GroupModel",
     "GroupSteps",
     "GroupedOptimizer",
@@ -32,7 +28,6 @@ __all__ = [
     "StackedRMSprop",
     "StepReport",
     "Steps",
-    "clip_grad_norm_",
     "clip_grad_norm_per_member_",
     "load_checkpoint",
     "save_checkpoint",

@@ -29,7 +29,6 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.training.clipping import clip_grad_norm_
 from memrnn.training.state import History, LoopState, Schedule, restore_state, save_state
 
 
@@ -144,7 +143,7 @@ def train_loop(
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if settings.clip > 0:
-            clip_grad_norm_(model.parameters(), settings.clip)
+            nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
         optimizer.step()
         state.step += 1
         value = float(loss.detach())

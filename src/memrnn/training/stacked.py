@@ -204,14 +204,8 @@ def member_optimizer(
     It takes torch's multi-tensor (``foreach``) path on a CPU as well, where torch's
     default is a loop over the tensors in Python: the same arithmetic per element, so
     the same numbers bit for bit, with fewer calls (about half a millisecond of a
-    training step of Grefenstette et al.'s quick profile). Adam and AdamW go further:
-    their step runs over flat buffers (:class:`~memrnn.training.FlatAdam`),
-    still the same numbers bit for bit."""
-    # imported here: it imports this module
-    from memrnn.training.flat_adam import FlatAdam, FlatAdamW
-
+    training step of Grefenstette et al.'s quick profile)."""
     kind = _SINGLE_RUN[check_choice("optimizer", name, GROUPED)]
-    kind = {"adam": FlatAdam, "adamw": FlatAdamW}.get(name, kind)
     return kind(params, lr=lr, weight_decay=weight_decay, foreach=True)
 
 
