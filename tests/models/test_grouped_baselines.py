@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from memrnn.models import IRNN, AttentionLSTM, DeepLSTM, GRUNetwork, OneHotLSTM
-from memrnn.models.grouped import FORWARDS, Grouped, groupable
+from memrnn.models.grouped import FORWARDS, Grouped, groupable, recipe
 from memrnn.models.grouped_baselines import AttentionSequence
 from memrnn.models.grouped_lstm import LSTMSequence
 from tests.models.grouped_checks import (
@@ -56,10 +56,10 @@ def test_all_are_registered_and_groupable() -> None:
     assert {IRNN, OneHotLSTM, AttentionLSTM, GRUNetwork, DeepLSTM} <= FORWARDS.keys()
     assert all(groupable(build()) for build in BUILDS.values())
 
-    class Tuned(IRNN):  # a subclass may change the forward
+    class Tuned(IRNN):  # a subclass may change the forward: it groups by vmap over its own
         pass
 
-    assert not groupable(Tuned(5, 6, 8))
+    assert groupable(Tuned(5, 6, 8)) and recipe(Tuned(5, 6, 8)) is not FORWARDS[IRNN]
     assert not groupable(dropping_deep_lstm())
 
 

@@ -76,7 +76,10 @@ def test_groupable() -> None:
 
 
 class _Deeper(SuperpositionStackRNN):
-    """A subclass may change the forward: it is not grouped."""
+    """A subclass may change the forward: it groups by its own forward under vmap."""
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        return 2 * super().forward(inputs)
 
 
 @pytest.mark.parametrize(
@@ -100,11 +103,13 @@ def test_members_must_agree(
         Grouped([first(), second()])
 
 
-def test_a_subclass_is_not_grouped() -> None:
-    model = _Deeper(5, 7, 6, 3, 4)
-    assert not groupable(model)
-    with pytest.raises(ValueError, match=r"members\[0\]: a _Deeper cannot be grouped"):
-        Grouped([model])
+def test_a_subclass_groups_by_its_own_forward() -> None:
+    models = []
+    for seed in range(K):
+        torch.manual_seed(seed)
+        models.append(_Deeper(5, 7, 6, 3, 4))
+    assert groupable(models[0])
+    check_against_members(models, inputs(True, 2, 6, torch.float32), atol=1e-5)
 
 
 def test_badinputs() -> None:

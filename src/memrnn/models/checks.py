@@ -57,6 +57,8 @@ def check_token_ids(
     if tokens.numel() == 0:
         return tokens
     lowest = 0 if pad is None else pad
+    if torch._C._functorch.is_batchedtensor(tokens):
+        return tokens  # under vmap: the caller checks the whole stack of inputs at once
     if torch.compiler.is_compiling():
         inside = ((tokens >= lowest) & (tokens < vocabulary)).all()
         torch._assert_async(inside, f"{name}: ids must lie in {lowest} .. {vocabulary - 1}")

@@ -3,16 +3,17 @@
 Most runs are small models at small batches, where a training step on a CPU waits on
 Python and on kernel launches, not on arithmetic. Runs that differ only in their seed or
 learning rate have the same shapes, so ``Grouped`` stacks each parameter of K such
-models into one (K, *shape) tensor and runs all K with one forward and one backward: the
-matrix products become batched ones over the member dimension (``torch.bmm``), the
-memory (Grefenstette et al. 2015, section 3.4), which acts row by row, runs over all K B
-rows at once (``memrnn.models.controller.fused``). ``torch.func.vmap`` cannot do this:
-``nn.LSTM`` and our hand-written autograd Functions have no batching rule.
+models into one (K, *shape) tensor and runs all K with one forward and one backward.
 
-The grouped forward of each model class is a function of (a template member, the stacked
-parameters by name, the inputs), registered in ``FORWARDS`` beside the options its
-members must share: ``MemoryRNN`` and ``MemoryAugmentedLSTM`` here, the others in
-``grouped_*`` modules beside this one, which importing it registers.
+By default the members' own forward runs under ``torch.func.vmap`` over their stacked
+parameters (``functional_call``): the matrix products become batched ones, and the
+memory's autograd node (Grefenstette et al. 2015, section 3.4), which acts row by row,
+runs once over all K B rows by its batching rule (``memrnn.models.controller.ops``). Any
+model whose operations vmap can batch groups so, with nothing written for it
+(``groupable`` tries it once). Models built on ``nn.LSTM`` and ``nn.GRU``, which vmap
+cannot batch, and a few whose vmapped forward is slower than one written for K members,
+register a forward of their own in ``FORWARDS``, beside the options its members must
+share, in the ``grouped_*`` modules beside this one, which importing it registers.
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch.func import functional_call, vmap
 
 from memrnn.models.checks import check_inputs, check_token_ids, is_token_ids
-from memrnn.models.controller import MemoryRNN
-from memrnn.models.controller.sequence import input_bias, linear, run_weights
-from memrnn.models.transducer import MemoryAugmentedLSTM
+from memrnn.models.registry import model_build
 
 Params = Mapping[str, Tensor]
 
@@ -54,39 +54,95 @@ class GroupedForward:
 FORWARDS: dict[type[nn.Module], GroupedForward] = {}
 
 
+def _options(model: nn.Module) -> tuple[object, ...]:
+    """A model's identity besides its weights: how ``build_model`` made it, else its
+    class and ``repr``, which lists its layers' sizes and, through each module's
+    ``extra_repr``, the options its forward reads (a memory's kind, say)."""
+    build = model_build(model)
+    if build is not None:
+        return (
+            build.name,
+            build.input_size,
+            build.output_size,
+            repr(sorted(build.options.items())),
+        )
+    return (type(model).__qualname__, repr(model))
+
+
+def _draws_noise(model: nn.Module) -> bool:
+    """Whether ``model``'s forward may draw random numbers: gate noise or dropout."""
+    return any(
+        getattr(m, "gate_noise", 0) or (isinstance(m, nn.modules.dropout._DropoutNd) and m.p)
+        for m in model.modules()
+    )
+
+
+def _input_size(model: nn.Module) -> int:
+    """The model's input vocabulary (or vector width): from how it was built, else its
+    ``input_size`` (or a transducer's ``input_vocab``)."""
+    build = model_build(model)
+    size = build.input_size if build is not None else None
+    for name in ("input_size", "input_vocab"):
+        size = getattr(model, name, None) if size is None else size
+    if not isinstance(size, int):
+        raise ValueError(f"{type(model).__name__}: its input size is unknown")
+    return size
+
+
+def _vmapped(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
+    """The members' forward, ``model``'s own, under vmap over their stacked ``params``
+    and inputs; a member that draws random numbers is an error, not a silent draw."""
+
+    def member(p: Params, x: Tensor) -> Tensor:
+        out: Tensor = functional_call(model, dict(p), (x,))
+        return out
+
+    out: Tensor = vmap(member, randomness="error")(dict(params), inputs)
+    return out
+
+
+_VMAP = GroupedForward(_options, lambda m: not _draws_noise(m), _vmapped, _input_size)
+_TRIED: dict[tuple[type[nn.Module], tuple[object, ...]], bool] = {}
+
+
+def _vmap_runs(model: nn.Module) -> bool:
+    """Whether ``model``'s forward and backward run under vmap: tried once for each class
+    and options, on two members and one step of one sequence."""
+    key = (type(model), _options(model))
+    if key not in _TRIED:
+        params = {n: torch.stack([p.detach(), p.detach()]).requires_grad_(p.requires_grad)
+                  for n, p in model.named_parameters()}  # fmt: skip
+        accepts = getattr(model, "accepts", ("tokens",))
+        like = next(iter(params.values()))
+        size = _input_size(model)
+        x = (torch.zeros(2, 1, 1, dtype=torch.long, device=like.device) if "tokens" in accepts
+             else like.new_zeros(2, 1, 1, size))  # fmt: skip
+        try:
+            _vmapped(model, params, x).sum().backward()
+            _TRIED[key] = True
+        except Exception:  # any failure under vmap: the model trains alone
+            _TRIED[key] = False
+    return _TRIED[key]
+
+
+def recipe(model: nn.Module) -> GroupedForward | None:
+    """How ``model`` runs grouped: its class's forward in ``FORWARDS``, else its own under
+    vmap where that runs; None where it cannot be grouped."""
+    found = FORWARDS.get(type(model))
+    if found is not None:
+        return found
+    return _VMAP if _vmap_runs(model) else None
+
+
 def groupable(model: nn.Module) -> bool:
-    """Whether ``model`` can be a member of ``Grouped``: an instance of a class in
-    ``FORWARDS`` (not of a subclass, which may change the forward) whose forward draws no
-    random numbers (a controller's ``gate_noise`` 0, a Transformer's dropout 0)."""
-    recipe = FORWARDS.get(type(model))
-    return recipe is not None and recipe.ready(model)
-
-
-def _memory_rnn_options(model: nn.Module) -> tuple[object, ...]:
-    assert isinstance(model, MemoryRNN)
-    return (model.memory_kind, model.cell_kind, model.input_size, model.output_size,
-            model.hidden_size, model.memory_width, model.output_hidden)  # fmt: skip
-
-
-def _memory_rnn_ready(model: nn.Module) -> bool:
-    return isinstance(model, MemoryRNN) and model.gate_noise == 0
-
-
-def _memory_rnn_input(model: nn.Module) -> int:
-    assert isinstance(model, MemoryRNN)
-    return model.input_size
-
-
-def _memory_rnn_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
-    """``MemoryRNN.forward``: token ids read as one-hot vectors, as the model reads them."""
-    assert isinstance(model, MemoryRNN)
-    w_ih = params["cell.weight_ih"]
-    if is_token_ids(inputs):
-        inputs = F.one_hot(inputs.long(), model.input_size).to(w_ih.dtype)
-    k, b, t_len, _ = inputs.shape
-    xw = linear(inputs.flatten(0, 1), w_ih[..., : model.input_size], input_bias(params))
-    logits = run_weights(model, params, xw, strengths=False, noise=None).outputs
-    return logits.view(k, b, t_len, -1)
+    """Whether ``model`` can be a member of ``Grouped``: its forward draws no random
+    numbers (a controller's ``gate_noise`` 0, a Transformer's dropout 0), and either its
+    class (not a subclass, which may change the forward) has a forward in ``FORWARDS``
+    or its own forward and backward run under ``torch.func.vmap``."""
+    found = FORWARDS.get(type(model))
+    if found is not None:
+        return found.ready(model)
+    return _VMAP.ready(model) and _vmap_runs(model)
 
 
 def _embed(table: Tensor, inputs: Tensor) -> Tensor:
@@ -98,40 +154,6 @@ def _embed(table: Tensor, inputs: Tensor) -> Tensor:
         return F.embedding(inputs.long() + offsets, table.flatten(0, 1))
     rows = inputs.reshape(k, -1, vocab)
     return torch.bmm(rows, table).view(*inputs.shape[:-1], -1)
-
-
-def _transducer_options(model: nn.Module) -> tuple[object, ...]:
-    assert isinstance(model, MemoryAugmentedLSTM)
-    return (model.input_vocab, model.output_vocab, *_memory_rnn_options(model.core))
-
-
-def _transducer_ready(model: nn.Module) -> bool:
-    return isinstance(model, MemoryAugmentedLSTM) and _memory_rnn_ready(model.core)
-
-
-def _transducer_input(model: nn.Module) -> int:
-    assert isinstance(model, MemoryAugmentedLSTM)
-    return model.input_vocab
-
-
-def _transducer_forward(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
-    """``MemoryAugmentedLSTM.forward``: the embedding, the controller, tanh and the
-    output layer."""
-    assert isinstance(model, MemoryAugmentedLSTM)
-    core = {name.removeprefix("core."): p for name, p in params.items() if name.startswith("core.")}
-    embedded = _embed(params["embed.weight"], inputs)
-    k, b, t_len, width = embedded.shape
-    xw = linear(embedded.flatten(0, 1), core["cell.weight_ih"][..., :width], input_bias(core))
-    o = torch.tanh(run_weights(model.core, core, xw, strengths=False, noise=None).outputs)
-    return linear(o, params["output.weight"], params["output.bias"]).view(k, b, t_len, -1)
-
-
-FORWARDS[MemoryRNN] = GroupedForward(
-    _memory_rnn_options, _memory_rnn_ready, _memory_rnn_forward, _memory_rnn_input
-)
-FORWARDS[MemoryAugmentedLSTM] = GroupedForward(
-    _transducer_options, _transducer_ready, _transducer_forward, _transducer_input
-)
 
 
 class Grouped(nn.Module):
@@ -160,11 +182,13 @@ class Grouped(nn.Module):
         for k, member in enumerate(members):
             if not groupable(member):
                 raise ValueError(
-                    f"members[{k}]: a {type(member).__name__} cannot be grouped: only "
-                    f"{', '.join(sorted(c.__name__ for c in FORWARDS))} drawing no random numbers "
-                    "in their forward (gate noise, dropout)"
+                    f"members[{k}]: a {type(member).__name__} cannot be grouped: its forward "
+                    "draws random numbers (gate noise, dropout), or torch.func.vmap cannot "
+                    "run it and its class has no grouped forward of its own"
                 )
-        self.recipe = FORWARDS[type(members[0])]
+        found = recipe(members[0])
+        assert found is not None
+        self.recipe = found
         first = list(members[0].named_parameters())
         for k, member in enumerate(members[1:], start=1):
             _check_alike(k, member, members[0], first, self.recipe)
@@ -261,6 +285,7 @@ def _check_inputs(inputs: object, k: int, size: int, like: Tensor) -> Tensor:
 
 from memrnn.models import (  # noqa: E402,F401  (register theirs)
     grouped_baselines,
+    grouped_memory,
     grouped_stack_rnn,
     grouped_transformer,
 )

@@ -152,6 +152,10 @@ class MemoryRNN(nn.Module):
         )
         self.out = nn.Linear(self.output_hidden, output_size)
 
+    def extra_repr(self) -> str:
+        # what the forward reads besides the layers' sizes (grouping compares reprs)
+        return f"memory={self.memory_kind!r}, cell={self.cell_kind!r}, gate_noise={self.gate_noise}"
+
     def start(self, batch: int, capacity: int) -> Carry:
         """H_0 for ``batch`` sequences: learned h_0 (and c_0), zero reads, an empty memory
         with room for ``capacity`` steps."""

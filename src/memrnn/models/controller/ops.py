@@ -194,13 +194,54 @@ def _operators() -> tuple[Callable[..., RunTensors], Callable[..., Grads]] | Non
     return forward_op, backward_op
 
 
+# The inputs whose first dimension is the batch's rows, and the dimension of the rows in
+# each of ``_forward``'s outputs.
+_ROW_INPUTS = {"xw", "h0", "c0", "noise", "r0", "s0", "values0"}
+_ROW_DIMS = (1, 1, 1, 2, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0)
+
+
+def _batched(x: Tensor, dim: int | None, k: int) -> Tensor:
+    """``x`` with its vmapped dimension first (of size k), made so where it has none."""
+    return x.movedim(dim, 0) if dim is not None else x.expand(k, *x.shape)
+
+
+def _vmap_rule(info: Any, in_dims: tuple[int | None, ...], *inputs: Any) -> tuple[Any, Any]:
+    """The forward operator under ``torch.func.vmap`` over K models (many runs as one):
+    the members fold into the batch, member-major (member k owns rows k B .. (k + 1) B
+    - 1), their weights stacked (K, ...), which is how ``fused.forward`` runs K
+    controllers at once; the outputs unfold again. The memory acts row by row, so the
+    fold changes nothing it computes; the gradient comes from the operator's own."""
+    assert OPERATORS is not None
+    k = info.batch_size
+    args = list(inputs)
+    for i, name in enumerate(INPUTS):
+        if args[i] is None:
+            continue
+        stacked = _batched(args[i], in_dims[i], k)
+        args[i] = stacked.flatten(0, 1) if name in _ROW_INPUTS else stacked
+    out = OPERATORS[0](*args)
+    results, dims = [], []
+    for y, dim in zip(out, _ROW_DIMS, strict=True):
+        absent = y.ndim == 1 and y.numel() == 0
+        results.append(y if absent else y.unflatten(dim, (k, -1)))
+        dims.append(None if absent else dim)
+    return tuple(results), tuple(dims)
+
+
 OPERATORS = _operators()
+if OPERATORS is not None and hasattr(OPERATORS[0], "register_vmap"):
+    OPERATORS[0].register_vmap(_vmap_rule)
+
+
+def _under_vmap(inputs: tuple[Any, ...]) -> bool:
+    return any(isinstance(x, Tensor) and torch._C._functorch.is_batchedtensor(x) for x in inputs)
 
 
 def memory_rnn_forward(*inputs: Any) -> RunTensors:
-    """``_forward``, differentiable: the forward operator under ``torch.compile``, and
-    ``MemoryRNNSequence`` eagerly (or under a torch before 2.4)."""
-    if OPERATORS is None or not torch.compiler.is_compiling():
+    """``_forward``, differentiable: the forward operator under ``torch.compile`` and
+    ``torch.func.vmap`` (its rule, ``_vmap_rule``), and ``MemoryRNNSequence`` eagerly
+    (or under a torch before 2.4)."""
+    if OPERATORS is None or not (torch.compiler.is_compiling() or _under_vmap(inputs)):
         return cast(RunTensors, MemoryRNNSequence.apply(*inputs))
     return OPERATORS[0](*inputs)
 
@@ -225,9 +266,11 @@ def memory_rnn_sequence(
                                     values0)]  # fmt: skip
     # Lean where no gradient can be asked for (an evaluation); never under compile, whose
     # operator's outputs are dense tensors of their own.
-    lean = not torch.compiler.is_compiling() and not (
-        torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors)
+    # Under vmap a member's tensors do not show whether they require a gradient.
+    wants_grad = _under_vmap(tuple(tensors)) or any(
+        x is not None and x.requires_grad for x in tensors
     )
+    lean = not torch.compiler.is_compiling() and not (torch.is_grad_enabled() and wants_grad)
     run = Run(*memory_rnn_forward(*tensors, layout.kind, layout.start, shape.hidden, m,
                                   shape.lstm, shape.final, lean))  # fmt: skip
     p_all = run.p_all if w_p is not None else run.rh[1:, :, em:]
