@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from memrnn.errors import UserError
@@ -28,18 +27,7 @@ from memrnn.experiments.base import (
 )
 from memrnn.experiments.config import TrainConfig, make_optimizer
 from memrnn.training import LoopResult, StepReport, train_loop
-
-_DATA, _EVAL, _ARTIFACTS = 1, 2, 3  # stream labels for np.random.default_rng([seed, label, ...])
-
-
-def data_rng(seed: int) -> np.random.Generator:
-    """The generator of a run's training batches."""
-    return np.random.default_rng([seed, _DATA])
-
-
-def eval_rng(seed: int) -> Callable[[int], np.random.Generator]:
-    """The generator of each evaluation's data, by the step it is taken at."""
-    return lambda step: np.random.default_rng([seed, _EVAL, step])
+from memrnn.training.streams import artifacts_rng, data_rng, eval_rng
 
 
 @dataclass(frozen=True)
@@ -133,7 +121,7 @@ def trained_output(
     trained ``members`` runs at once), its set-up, and the artifacts' time."""
     started = time.perf_counter()
     with torch.no_grad():
-        artifacts = run.artifacts(np.random.default_rng([config.seed, _ARTIFACTS]))
+        artifacts = run.artifacts(artifacts_rng(config.seed))
     wall = result.wall_seconds / members + set_up + time.perf_counter() - started
     final = {
         **result.metrics,

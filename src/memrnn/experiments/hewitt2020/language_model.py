@@ -31,6 +31,7 @@ from memrnn.tasks.dyck_lm import batch_mean_loss, batches, bracket_closing, loss
 from memrnn.training import LoopSettings, train_loop
 from memrnn.training.loop import History
 from memrnn.training.stacked import member_optimizer
+from memrnn.training.streams import data_rng, eval_rng
 
 # The dev loss must fall by more than this to keep a model (absolute), and by this
 # fraction to keep the rate (relative, PyTorch's ReduceLROnPlateau default), as in the
@@ -94,8 +95,8 @@ def train_language_model(
         steps,
         optimizer,
         _loop_settings(config, epoch),
-        data_rng=np.random.default_rng([config.seed, 1]),
-        eval_rng=lambda step: np.random.default_rng([config.seed, 2, step]),
+        data_rng=data_rng(config.seed),
+        eval_rng=eval_rng(config.seed),
         schedule=torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimizer, mode="min", factor=0.5, patience=0, threshold=RATE_MARGIN
         ),

@@ -23,12 +23,12 @@ from memrnn.experiments.base import RunOutput
 from memrnn.experiments.matrix.config import RESERVOIR_MODELS, MatrixConfig
 from memrnn.experiments.matrix.scoring import length_bins, range_evaluation, score_sequences
 from memrnn.tasks import StackTask, Task, TaskBatch
+from memrnn.training.streams import artifacts_rng, stream
 
 __all__ = ["RESERVOIR_MODELS", "as_outputs", "fit_reservoir_cell", "reservoir_reads"]
 
 NEURONS = 256
 TRAIN_SEQUENCES = 100
-_DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label]), as run.py
 
 
 def reservoir_reads(task: Task) -> bool:
@@ -91,19 +91,13 @@ def fit_reservoir_cell(config: MatrixConfig, task: StackTask, shortest: int) -> 
     length up to ``test_max``."""
     started = time.perf_counter()
     lengths = (shortest, max(shortest, config.train_max))
-    batch = task.sample_batch(
-        np.random.default_rng([config.seed, _DATA]), TRAIN_SEQUENCES, *lengths
-    )
+    batch = task.sample_batch(stream(config.seed, "data"), TRAIN_SEQUENCES, *lengths)
     predict = _fit(config, task, batch)
-    fresh = task.sample_batch(
-        np.random.default_rng([config.seed, _EVAL]), config.eval_size, *lengths
-    )
+    fresh = task.sample_batch(stream(config.seed, "eval"), config.eval_size, *lengths)
     scores = score_sequences(task, predict(fresh), fresh)
     sequences, tokens = float(scores.sequences.mean()), float(scores.tokens.mean())
     bins = length_bins(shortest, config.test_max)
-    curves = range_evaluation(
-        task, predict, np.random.default_rng([config.seed, _RANGE]), bins, config.eval_size
-    )
+    curves = range_evaluation(task, predict, artifacts_rng(config.seed), bins, config.eval_size)
     metrics = {
         "train_accuracy": sequences,
         "train_token_accuracy": tokens,

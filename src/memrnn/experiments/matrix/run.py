@@ -8,7 +8,7 @@ metrics (``tables``), never the test lengths.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -30,9 +30,9 @@ from memrnn.models.grouped import Grouped, groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
 from memrnn.training import GROUPED, LoopResult, train_group, train_loop
+from memrnn.training.streams import artifacts_rng, data_rng, eval_rng
 from memrnn.validation import check_choice
 
-_DATA, _EVAL, _RANGE = 1, 2, 3  # streams of np.random.default_rng([seed, label, ...])
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
 
 # Options a model needs from the lengths it will read: the superposition stack has a
@@ -129,8 +129,8 @@ def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
         steps,
         make_optimizer(config, steps.model.parameters()),
         config.loop_settings(),
-        data_rng=np.random.default_rng([config.seed, _DATA]),
-        eval_rng=_eval_rng(config.seed),
+        data_rng=data_rng(config.seed),
+        eval_rng=eval_rng(config.seed),
         checkpoint=context.checkpoint,
         resume=context.resume,
     )
@@ -154,8 +154,8 @@ def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -
         lrs=[c.lr for c in configs],
         weight_decay=configs[0].weight_decay,
         optimizer=check_choice("optimizer", configs[0].optimizer, GROUPED),
-        data_rngs=[np.random.default_rng([c.seed, _DATA]) for c in configs],
-        eval_rngs=[_eval_rng(c.seed) for c in configs],
+        data_rngs=[data_rng(c.seed) for c in configs],
+        eval_rngs=[eval_rng(c.seed) for c in configs],
         checkpoints=[context.checkpoint for context in contexts],
         resume=contexts[0].resume,
         batches_from=[[c.seed for c in configs].index(c.seed) for c in configs],
@@ -187,10 +187,6 @@ def _cell_steps(config: MatrixConfig, task: Task, context: RunContext) -> CellSt
     return CellSteps(task, model.to(context.device), config, context.device)
 
 
-def _eval_rng(seed: int) -> Callable[[int], np.random.Generator]:
-    return lambda step: np.random.default_rng([seed, _EVAL, step])
-
-
 def _finished(
     steps: CellSteps, result: LoopResult, set_up: float, started: float, members: int = 1
 ) -> RunOutput:
@@ -202,7 +198,7 @@ def _finished(
     curves = range_evaluation(
         task,
         lambda batch: model(steps.on_device(batch).inputs),
-        np.random.default_rng([config.seed, _RANGE]),
+        artifacts_rng(config.seed),
         bins,
         config.eval_size,
     )
