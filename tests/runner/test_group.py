@@ -59,8 +59,10 @@ def test_each_member_of_a_group_trains_as_it_would_alone(
     paths = [tmp_path / f"{k}.pt" for k in range(len(configs))]
     together = train_runs(experiment, configs, checkpoints=paths)
     for config, output in zip(configs, together, strict=True):
-        _same(output, train(experiment, config))
-        assert output.artifacts.keys() == train(experiment, config).artifacts.keys()
+        alone = train(experiment, config)
+        _same(output, alone)
+        assert output.artifacts.pop("trained_with") == len(configs)  # its group's members
+        assert output.artifacts.keys() == alone.artifacts.keys()
     assert all(path.exists() for path in paths)  # each member keeps its own checkpoint
 
 

@@ -190,10 +190,24 @@ class TrainedExperiment(Experiment[C]):
     #: The metrics each evaluation of a run reports, which ``monitor`` may name; the
     #: runner checks a config's monitor against them before training starts.
     metrics: ClassVar[tuple[str, ...]] = ()
+    #: Whether runs of one group that share a seed draw the same training batches (their
+    #: data depends on the seed and the settings, not on how the model learns), so that
+    #: a group draws each batch once (``memrnn.training.train_group``'s ``batches_from``).
+    shares_batches: ClassVar[bool] = False
 
     @abstractmethod
     def build(self, config: C, context: RunContext) -> Trainable:
         """The model, data and scoring of one run, with the model on ``context.device``."""
+
+    def fitted(self, config: C, context: RunContext) -> RunOutput | None:
+        """The output of a run that is fitted, not trained (the matrix's reservoir
+        models, fitted in closed form), or None, the default: the runner trains it."""
+        return None
+
+    def finished(self, config: C, output: RunOutput) -> RunOutput:
+        """A trained run's output once its artifacts are made; by default as it is (the
+        matrix computes its test scores from its range evaluation here)."""
+        return output
 
 
 class FittedExperiment(Experiment[C]):

@@ -99,6 +99,7 @@ def train_runs(
             )
         runs.append(run)
     group = Grouped([run.network for run in runs])
+    seeds = [config.seed for config in configs]
     loop_started = time.perf_counter()
     results = train_group(
         runs,
@@ -111,9 +112,12 @@ def train_runs(
         eval_rngs=[eval_rng(config.seed) for config in configs],
         checkpoints=checkpoints,
         resume=True,
+        batches_from=[seeds.index(seed) for seed in seeds] if experiment.shares_batches else None,
     )
     set_up = (loop_started - started) / len(configs)
-    return [
-        trained_output(run, config, result, set_up, members=len(configs))
-        for run, config, result in zip(runs, configs, results, strict=True)
-    ]
+    outputs = []
+    for run, config, result in zip(runs, configs, results, strict=True):
+        output = trained_output(run, config, result, set_up, members=len(configs))
+        output.artifacts["trained_with"] = len(configs)  # members of its batched model
+        outputs.append(experiment.finished(config, output))
+    return outputs

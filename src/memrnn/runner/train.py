@@ -89,6 +89,9 @@ def train(
     """
     check_config(experiment, config)
     started = time.perf_counter()
+    fitted = experiment.fitted(config, run_context(config, data, checkpoint, resume))
+    if fitted is not None:
+        return fitted
     context = run_context(config, data)
     torch.manual_seed(config.seed)
     run = experiment.build(config, context)
@@ -110,7 +113,7 @@ def train(
         resume=resume,
         on_step=report,
     )
-    return trained_output(run, config, result, loop_started - started)
+    return experiment.finished(config, trained_output(run, config, result, loop_started - started))
 
 
 def trained_output(

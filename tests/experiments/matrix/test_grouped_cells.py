@@ -6,24 +6,23 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-import torch
 
-from memrnn.experiments.base import RunContext
+from memrnn.experiments.base import RunOutput
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.experiment import Matrix
-from memrnn.experiments.matrix.run import (
-    can_group,
-    fit_cell,
-    fit_cells,
-    make_cell_task,
-    model_options,
-)
+from memrnn.experiments.matrix.run import can_group, make_cell_task, model_options
+from memrnn.runner.group import run_group
+from memrnn.runner.train import run
 
 CELL = MatrixConfig(
     model="stack_lstm", task="reversal", vocab_size=4, steps=6, batch_size=4, eval_every=2,
     checkpoint_every=0, train_max=4, test_max=9, eval_size=3, hidden_size=8,
 )  # fmt: skip
-CPU = RunContext(torch.device("cpu"))
+
+
+def fit_cells(configs: list[MatrixConfig], checkpoints: list[Path]) -> list[RunOutput]:
+    """The cells trained as one group by the runner, each resuming from its checkpoint."""
+    return run_group(Matrix(), configs, checkpoints=checkpoints)
 
 
 def _members(model: str = "stack_lstm", task: str = "reversal") -> list[MatrixConfig]:
@@ -55,11 +54,11 @@ def _close(a: dict[str, float], b: dict[str, float]) -> None:
         ("gru", "rsm_dyck2"),
     ],
 )
-def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
+def test_each_member_ends_where_it_would_alone(model: str, task: str, tmp_path: Path) -> None:
     configs = _members(model, task)
-    together = fit_cells(configs, [CPU] * len(configs))
+    together = fit_cells(configs, [tmp_path / f"{k}.pt" for k in range(len(configs))])
     for config, output in zip(configs, together, strict=True):
-        alone = fit_cell(config, CPU)
+        alone = run(Matrix(), config)
         _close(output.metrics, alone.metrics)
         assert [(s, n) for s, n, _ in output.history] == [(s, n) for s, n, _ in alone.history]
         for (_, name, v), (_, _, w) in zip(output.history, alone.history, strict=True):
@@ -70,12 +69,11 @@ def test_each_member_ends_where_it_would_alone(model: str, task: str) -> None:
 
 def test_a_group_resumes_from_its_members_checkpoints(tmp_path: Path) -> None:
     configs = [dataclasses.replace(c, checkpoint_every=2) for c in _members()]
-    contexts = [RunContext(torch.device("cpu"), None, tmp_path / f"{k}.pt") for k in range(3)]
-    whole = fit_cells(configs, contexts)
+    whole = fit_cells(configs, [tmp_path / f"{k}.pt" for k in range(3)])
     short = [dataclasses.replace(c, steps=2) for c in configs]
-    fresh = [RunContext(torch.device("cpu"), None, tmp_path / f"r{k}.pt") for k in range(3)]
+    fresh = [tmp_path / f"r{k}.pt" for k in range(3)]
     fit_cells(short, fresh)
-    resumed = fit_cells(configs, [dataclasses.replace(c, resume=True) for c in fresh])
+    resumed = fit_cells(configs, fresh)
     for a, b in zip(whole, resumed, strict=True):
         _close(a.metrics, b.metrics)
 

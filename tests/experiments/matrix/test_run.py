@@ -9,13 +9,21 @@ import numpy as np
 import pytest
 import torch
 
-from memrnn.experiments.base import RunContext
+from memrnn.experiments.base import RunOutput
 from memrnn.experiments.matrix.config import RESERVOIR_MODELS, MatrixConfig
+from memrnn.experiments.matrix.experiment import Matrix
 from memrnn.experiments.matrix.protocol import every_model, reads
 from memrnn.experiments.matrix.reservoir import as_outputs
-from memrnn.experiments.matrix.run import fit_cell, shortest
+from memrnn.experiments.matrix.run import shortest
 from memrnn.experiments.matrix.scoring import length_bins, score_sequences, scores_beyond
+from memrnn.runner.train import run
 from memrnn.tasks import make_task
+
+
+def fit_cell(config: MatrixConfig, **options: object) -> RunOutput:
+    """The cell carried out by the runner, as ``memrnn reproduce`` carries it out."""
+    return run(Matrix(), config, **options)  # type: ignore[arg-type]
+
 
 CELL = MatrixConfig(
     model="lstm", task="reversal", vocab_size=4, steps=4, batch_size=4, eval_every=2,
@@ -65,30 +73,30 @@ def test_cells_train_from_the_shortest_length_the_task_has() -> None:
 
 
 def test_a_cell_trains_scores_every_length_and_repeats_itself() -> None:
-    first = fit_cell(CELL, RunContext(torch.device("cpu")))
-    again = fit_cell(CELL, RunContext(torch.device("cpu")))
+    first = fit_cell(CELL)
+    again = fit_cell(CELL)
     assert first.metrics == again.metrics and first.artifacts == again.artifacts
     assert first.artifacts["lengths"] == [low for low, _ in length_bins(1, 9)]
     assert first.steps_done == 4
     assert {"train_token_accuracy", "test_token_accuracy", "test_accuracy", "loss"} <= set(
         first.metrics
     )
-    other = fit_cell(dataclasses.replace(CELL, seed=1), RunContext(torch.device("cpu")))
+    other = fit_cell(dataclasses.replace(CELL, seed=1))
     assert other.metrics != first.metrics
 
 
 def test_a_resumed_cell_equals_an_uninterrupted_one(tmp_path: Path) -> None:
-    whole = fit_cell(CELL, RunContext(torch.device("cpu")))
+    whole = fit_cell(CELL)
     checkpoint = tmp_path / "cell.pt"
     half = dataclasses.replace(CELL, checkpoint_every=2)
-    fit_cell(dataclasses.replace(half, steps=2), RunContext(torch.device("cpu"), None, checkpoint))
-    resumed = fit_cell(half, RunContext(torch.device("cpu"), None, checkpoint, resume=True))
+    fit_cell(dataclasses.replace(half, steps=2), checkpoint=checkpoint)
+    resumed = fit_cell(half, checkpoint=checkpoint, resume=True)
     assert resumed.metrics == whole.metrics and resumed.artifacts == whole.artifacts
 
 
 def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     config = dataclasses.replace(CELL, model="stack_rnn", test_max=15)
-    output = fit_cell(config, RunContext(torch.device("cpu")))
+    output = fit_cell(config)
     assert np.isfinite(output.metrics["test_token_accuracy"])
 
 
@@ -96,17 +104,15 @@ def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
 def test_every_model_of_the_matrix_builds_and_trains_a_step(model: str) -> None:
     assert reads(model, "reversal")  # every model of memrnn reads tokens
     config = dataclasses.replace(CELL, model=model, steps=1, eval_every=1)
-    output = fit_cell(config, RunContext(torch.device("cpu")))
+    output = fit_cell(config)
     assert np.isfinite(output.metrics["test_token_accuracy"])
 
 
 def test_value_tasks_are_scored_by_whole_sequences_and_token_tasks_by_tokens() -> None:
-    tokens = fit_cell(CELL, RunContext(torch.device("cpu")))
+    tokens = fit_cell(CELL)
     assert tokens.metrics["test_score"] == tokens.metrics["test_token_accuracy"]
     assert tokens.artifacts["scored_by"] == "tokens"
-    values = fit_cell(
-        dataclasses.replace(CELL, task="rsm_dyck2", vocab_size=0), RunContext(torch.device("cpu"))
-    )
+    values = fit_cell(dataclasses.replace(CELL, task="rsm_dyck2", vocab_size=0))
     assert values.metrics["test_score"] == values.metrics["test_accuracy"]
     assert values.artifacts["scored_by"] == "sequences"
     assert values.metrics["train_score"] == values.metrics["train_accuracy"]
@@ -118,8 +124,8 @@ RESERVOIR_CELL = dataclasses.replace(CELL, task="rsm_dyck2", vocab_size=0, test_
 @pytest.mark.parametrize("model", RESERVOIR_MODELS)
 def test_a_reservoir_cell_fits_scores_every_length_and_repeats_itself(model: str) -> None:
     config = dataclasses.replace(RESERVOIR_CELL, model=model)
-    first = fit_cell(config, RunContext(torch.device("cpu")))
-    again = fit_cell(config, RunContext(torch.device("cpu")))
+    first = fit_cell(config)
+    again = fit_cell(config)
     assert first.metrics == again.metrics and first.artifacts == again.artifacts
     assert first.artifacts["lengths"] == [low for low, _ in length_bins(1, 8)]
     assert first.artifacts["scored_by"] == "sequences" and first.steps_done == 0
@@ -132,7 +138,7 @@ def test_reservoir_models_meet_only_tasks_with_stack_actions() -> None:
     assert reads("rsm", "rsm_dyck2") and reads("esn", "rsm_latch")
     assert not reads("rsm", "reverse_string") and not reads("esn", "parity_check")
     with pytest.raises(ValueError, match="rsm needs a task with stack actions"):
-        fit_cell(dataclasses.replace(CELL, model="rsm"), RunContext(torch.device("cpu")))
+        fit_cell(dataclasses.replace(CELL, model="rsm"))
 
 
 def test_reservoir_predictions_are_scored_as_the_task_scores_outputs() -> None:

@@ -6,12 +6,12 @@ from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 from memrnn.experiments.base import (
-    FittedExperiment,
     Profile,
     RunContext,
     RunOutput,
     RunRecord,
     RunSpec,
+    TrainedExperiment,
 )
 from memrnn.experiments.grid import grid_runs
 from memrnn.experiments.matrix.config import MatrixConfig
@@ -19,11 +19,13 @@ from memrnn.experiments.matrix.figures import heatmap, length_curves
 from memrnn.experiments.matrix.findings import report_findings
 from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
 from memrnn.experiments.matrix.run import (
+    CellSteps,
     can_group,
-    fit_cell,
-    fit_cells,
+    cell_steps,
+    fitted_cell,
     make_cell_task,
     model_options,
+    scored,
 )
 from memrnn.experiments.matrix.tables import score_tables
 from memrnn.experiments.tables import Table
@@ -32,16 +34,17 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-class Matrix(FittedExperiment[MatrixConfig]):
+class Matrix(TrainedExperiment[MatrixConfig]):
     """Every registered model on every registered task it can read, trained on lengths up
     to N and scored on the longer ones, side by side (the Stack-, Queue- and DeQue-LSTM of
     Grefenstette et al. 2015, the Fast Weights RNN of Ba et al. 2016, the superposition
     Stack-RNN of Joulin and Mikolov 2015, the recurrent baselines and a Transformer, on
     the tasks of Delétang et al. 2023 and of the papers memrnn reproduces).
 
-    A run trains by memrnn's training loop, checkpointed like every run; the reservoir
-    models of Paassen et al. (2021) are fitted in closed form instead (hence a fitted
-    experiment).
+    A run trains by the runner's training loop, checkpointed like every run, and cells of
+    one seed at several rates share their batches when they train as a group; the
+    reservoir models of Paassen et al. (2021) are fitted in closed form instead
+    (``fitted``).
     """
 
     name = "matrix"
@@ -51,6 +54,8 @@ class Matrix(FittedExperiment[MatrixConfig]):
         "section 4 (range evaluation beyond the training lengths), across memrnn's models"
     )
     config_type = MatrixConfig
+    metrics = ("loss", "train_accuracy", "train_token_accuracy", "train_score")
+    shares_batches = True
 
     def runs(self, profile: Profile) -> list[RunSpec]:
         return grid_runs(
@@ -62,8 +67,14 @@ class Matrix(FittedExperiment[MatrixConfig]):
             settings=task_settings(profile),
         )
 
-    def fit_run(self, config: MatrixConfig, context: RunContext) -> RunOutput:
-        return fit_cell(config, context)
+    def build(self, config: MatrixConfig, context: RunContext) -> CellSteps:
+        return cell_steps(config, context.device)
+
+    def fitted(self, config: MatrixConfig, context: RunContext) -> RunOutput | None:
+        return fitted_cell(config)
+
+    def finished(self, config: MatrixConfig, output: RunOutput) -> RunOutput:
+        return scored(config, output)
 
     def group_key(self, config: MatrixConfig) -> Hashable | None:
         """Cells that differ only in seed and learning rate, of a model that stacks, whose
@@ -73,11 +84,6 @@ class Matrix(FittedExperiment[MatrixConfig]):
         if key is None:
             return None
         return key, tuple(sorted(model_options(config, make_cell_task(config)).items()))
-
-    def fit_group(
-        self, configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]
-    ) -> list[RunOutput]:
-        return fit_cells(configs, contexts)
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
         return score_tables(records)

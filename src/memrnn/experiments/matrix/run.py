@@ -1,5 +1,5 @@
-"""One cell of the matrix, carried out: a registered model trained on a registered task's
-lengths up to N by the training loop (a reservoir model fitted instead: ``reservoir``),
+"""One cell of the matrix: a registered model on a registered task's lengths up to N, as
+the runner trains it (``CellSteps``; a reservoir model fitted instead: ``reservoir``),
 then scored at every length up to the test bound (``scoring``). The model evaluated is
 the last one; selecting among learning rates or seeds reads only the training-length
 metrics (``tables``), never the test lengths.
@@ -7,8 +7,6 @@ metrics (``tables``), never the test lengths.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -16,8 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from memrnn.experiments.base import RunContext, RunOutput
-from memrnn.experiments.config import make_optimizer
+from memrnn.experiments.base import RunOutput
 from memrnn.experiments.matrix.config import MatrixConfig
 from memrnn.experiments.matrix.reservoir import RESERVOIR_MODELS, fit_reservoir_cell
 from memrnn.experiments.matrix.scoring import (
@@ -26,12 +23,9 @@ from memrnn.experiments.matrix.scoring import (
     score_sequences,
     test_scores,
 )
-from memrnn.models.grouped import Grouped, groupable
+from memrnn.models.grouped import groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
-from memrnn.training import GROUPED, LoopResult, train_group, train_loop
-from memrnn.training.streams import artifacts_rng, data_rng, eval_rng
-from memrnn.validation import check_choice
 
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
 
@@ -68,6 +62,11 @@ class CellSteps:
     def model(self) -> nn.Module:
         return self._model
 
+    @property
+    def network(self) -> nn.Module:
+        """The module whose outputs ``loss_of`` scores: the model itself."""
+        return self._model
+
     def on_device(self, batch: TaskBatch) -> TaskBatch:
         """``batch`` on the run's device."""
         move = {n: getattr(batch, n).to(self.device) for n in ("inputs", "targets", "mask")}
@@ -101,6 +100,20 @@ class CellSteps:
             "train_score": tokens if self.task.output_kind == "classes" else sequences,
         }
 
+    def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
+        """The range evaluation: the trained model scored at every length up to
+        ``test_max`` (``scoring``), and its parameter count."""
+        bins = length_bins(shortest(self.task), self.config.test_max)
+        model = self.model
+        curves = range_evaluation(
+            self.task,
+            lambda batch: model(self.on_device(batch).inputs),
+            rng,
+            bins,
+            self.config.eval_size,
+        )
+        return {**curves, "parameters": sum(p.numel() for p in model.parameters())}
+
 
 def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     """The model's sizes: its width (the hidden units, or a Transformer's d_model), and
@@ -114,59 +127,15 @@ def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     return options
 
 
-def fit_cell(config: MatrixConfig, context: RunContext) -> RunOutput:
-    """Train the cell's model by the training loop (checkpointed in ``context``), then
-    evaluate it at every length up to ``test_max``."""
-    started = time.perf_counter()
+def fitted_cell(config: MatrixConfig) -> RunOutput | None:
+    """A reservoir model's cell, fitted in closed form and scored; None for a cell the
+    runner trains."""
+    if config.model not in RESERVOIR_MODELS:
+        return None
     task = make_cell_task(config)
-    if config.model in RESERVOIR_MODELS:
-        if not isinstance(task, StackTask):
-            raise ValueError(f"model: {config.model} needs a task with stack actions")
-        return _scored(task, config, fit_reservoir_cell(config, task, shortest(task)))
-    steps = _cell_steps(config, task, context)
-    loop_started = time.perf_counter()
-    result = train_loop(
-        steps,
-        make_optimizer(config, steps.model.parameters()),
-        config.loop_settings(),
-        data_rng=data_rng(config.seed),
-        eval_rng=eval_rng(config.seed),
-        checkpoint=context.checkpoint,
-        resume=context.resume,
-    )
-    return _finished(steps, result, loop_started - started, time.perf_counter())
-
-
-def fit_cells(configs: Sequence[MatrixConfig], contexts: Sequence[RunContext]) -> list[RunOutput]:
-    """Cells that differ only in seed and learning rate, trained together as one batched
-    model (``memrnn.models.grouped``), each member as ``fit_cell`` would train it alone:
-    its own initial weights, batches, evaluations and checkpoint. Cells of one seed read
-    the same batches, which are drawn once for all of them."""
-    started = time.perf_counter()
-    task = make_cell_task(configs[0])
-    members = [_cell_steps(c, task, context) for c, context in zip(configs, contexts, strict=True)]
-    group = Grouped([member.model for member in members])
-    loop_started = time.perf_counter()
-    results = train_group(
-        members,
-        group,
-        configs[0].loop_settings(),
-        lrs=[c.lr for c in configs],
-        weight_decay=configs[0].weight_decay,
-        optimizer=check_choice("optimizer", configs[0].optimizer, GROUPED),
-        data_rngs=[data_rng(c.seed) for c in configs],
-        eval_rngs=[eval_rng(c.seed) for c in configs],
-        checkpoints=[context.checkpoint for context in contexts],
-        resume=contexts[0].resume,
-        batches_from=[[c.seed for c in configs].index(c.seed) for c in configs],
-    )
-    set_up = (loop_started - started) / len(configs)
-    outputs = []
-    for member, result in zip(members, results, strict=True):
-        output = _finished(member, result, set_up, time.perf_counter(), len(configs))
-        output.artifacts["trained_with"] = len(configs)  # members of its batched model
-        outputs.append(output)
-    return outputs
+    if not isinstance(task, StackTask):
+        raise ValueError(f"model: {config.model} needs a task with stack actions")
+    return scored(config, fit_reservoir_cell(config, task, shortest(task)))
 
 
 def can_group(model: str, task: str) -> bool:
@@ -179,43 +148,18 @@ def _groupable(model: str, task: str) -> bool:
     return groupable(build_model_for(model, make_task(task)))
 
 
-def _cell_steps(config: MatrixConfig, task: Task, context: RunContext) -> CellSteps:
-    """The cell's untrained model, its weights drawn from the run's seed, on its device."""
-    with torch.random.fork_rng(devices=[]):  # the seed sets the weights, nothing global
-        torch.manual_seed(config.seed)
-        model = build_model_for(config.model, task, **model_options(config, task))
-    return CellSteps(task, model.to(context.device), config, context.device)
+def cell_steps(config: MatrixConfig, device: torch.device) -> CellSteps:
+    """The cell's untrained model (its weights drawn from torch's generator, which the
+    runner seeds with the run's seed) on ``device``, with its task."""
+    task = make_cell_task(config)
+    model = build_model_for(config.model, task, **model_options(config, task))
+    return CellSteps(task, model.to(device), config, device)
 
 
-def _finished(
-    steps: CellSteps, result: LoopResult, set_up: float, started: float, members: int = 1
-) -> RunOutput:
-    """The trained cell's output: its loop's metrics and history, and its range
-    evaluation at every length up to ``test_max``, scored. Its wall time counts its
-    share of a loop that trained ``members`` runs at once."""
-    task, config, model = steps.task, steps.config, steps.model
-    bins = length_bins(shortest(task), config.test_max)
-    curves = range_evaluation(
-        task,
-        lambda batch: model(steps.on_device(batch).inputs),
-        artifacts_rng(config.seed),
-        bins,
-        config.eval_size,
-    )
-    metrics = {**result.metrics, "steps": float(result.steps_done)}
-    parameters = sum(p.numel() for p in model.parameters())
-    # the loop's wall time spans every session of a resumed run; add this one's set-up
-    # and range evaluation
-    wall = result.wall_seconds / members + set_up + (time.perf_counter() - started)
-    output = RunOutput(
-        metrics, result.history, {**curves, "parameters": parameters}, result.steps_done, wall
-    )
-    return _scored(task, config, output)
-
-
-def _scored(task: Task, config: MatrixConfig, output: RunOutput) -> RunOutput:
+def scored(config: MatrixConfig, output: RunOutput) -> RunOutput:
     """``output`` with its test scores, from the range evaluation in its artifacts."""
-    scored: dict[str, Any] = test_scores(task, output.artifacts, config.train_max)
-    output.metrics.update(scored["metrics"])
-    output.artifacts["scored_by"] = scored["scored_by"]
+    task = make_cell_task(config)
+    found: dict[str, Any] = test_scores(task, output.artifacts, config.train_max)
+    output.metrics.update(found["metrics"])
+    output.artifacts["scored_by"] = found["scored_by"]
     return output
