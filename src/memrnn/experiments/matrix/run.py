@@ -69,8 +69,7 @@ class CellSteps:
 
     def on_device(self, batch: TaskBatch) -> TaskBatch:
         """``batch`` on the run's device."""
-        move = {n: getattr(batch, n).to(self.device) for n in ("inputs", "targets", "mask")}
-        return TaskBatch(**move, teachers=batch.teachers)
+        return batch.to(self.device)
 
     def training_batch(self, rng: np.random.Generator) -> TaskBatch:
         batch = self.task.sample_batch(rng, self.config.batch_size, *self.lengths)
