@@ -39,7 +39,7 @@ HISTORY = (
 
 def pages() -> list[Path]:
     """The README and the documentation's own sources (not what the build generates)."""
-    generated = {"_build", "gallery", "tutorial"}
+    generated = {"_build", "gallery", "tutorial", "sg_execution_times.rst"}
     found = [p for p in DOCS.rglob("*") if p.suffix in (".md", ".rst")]
     return [README, *sorted(p for p in found if not generated & set(p.relative_to(DOCS).parts))]
 
