@@ -25,16 +25,17 @@ def _state() -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(2, 4, 5, generator=g), torch.randn(2, 4, 5, generator=g)
 
 
-def test_the_probe_says_what_torch_does_on_this_cpu() -> None:
-    lstm = _lstm()
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_the_probe_says_what_torch_does_on_this_cpu(dtype: torch.dtype) -> None:
+    lstm = _lstm()  # parameters needing gradients: the training primitive
     try:
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with torch.autocast("cpu", dtype=dtype):
             lstm(_inputs())
         runs = True
     except RuntimeError as error:
         assert "primitive descriptor" in str(error)
         runs = False
-    assert lowered_lstm_runs(torch.bfloat16) is runs
+    assert lowered_lstm_runs(dtype) is runs
 
 
 @pytest.mark.parametrize("with_state", [False, True])

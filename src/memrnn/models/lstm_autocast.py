@@ -3,7 +3,8 @@
 Under ``torch.autocast("cpu", dtype=torch.bfloat16)`` torch hands ``nn.LSTM`` to oneDNN
 in bfloat16, and on a CPU without AVX-512 (an AMD Zen 3, say) oneDNN has no such LSTM:
 torch raises "could not create a primitive descriptor for the LSTM forward propagation
-primitive" (pytorch/pytorch#88136), for a plain ``nn.LSTM`` as for ours. There
+primitive" (pytorch/pytorch#88136), for a plain ``nn.LSTM`` as for ours; on an Intel
+Xeon with AVX512-FP16, oneDNN has a float16 LSTM for inference but none for training. There
 ``run_lstm`` runs the LSTM in float32 with autocast off, as memrnn's own recurrences
 always run under autocast; the products around it keep the lower precision. Where torch
 can, and outside CPU autocast, it is ``lstm(inputs, state)`` and changes no number.
@@ -21,11 +22,12 @@ from memrnn.structures.precision import in_full_precision, widened
 
 @functools.cache
 def lowered_lstm_runs(dtype: torch.dtype) -> bool:
-    """Whether torch runs ``nn.LSTM`` under CPU autocast to ``dtype`` on this CPU (tried
-    once per process on a one-unit LSTM)."""
+    """Whether torch trains ``nn.LSTM`` under CPU autocast to ``dtype`` on this CPU (tried
+    once per process on a one-unit LSTM, with gradients on: oneDNN may have the inference
+    primitive and not the training one)."""
     probe = nn.LSTM(1, 1)
     try:
-        with torch.no_grad(), torch.autocast("cpu", dtype=dtype):
+        with torch.enable_grad(), torch.autocast("cpu", dtype=dtype):
             probe(torch.zeros(1, 1, 1))
     except RuntimeError:
         return False
