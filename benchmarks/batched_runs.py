@@ -39,8 +39,7 @@ from memrnn.experiments.matrix.run import CellSteps, make_cell_task, model_optio
 from memrnn.models.grouped import Grouped
 from memrnn.models.registry import build_model_for, registered_model
 from memrnn.runner.allocator import keep_freed_memory
-from memrnn.training import LoopSettings, train_group, train_loop
-from memrnn.training.stacked import member_optimizer
+from memrnn.training import LoopSettings, make_optimizer, train_group, train_loop
 
 
 def _members(n: int, args: argparse.Namespace, device: torch.device) -> list[CellSteps]:
@@ -73,12 +72,12 @@ def _sync(device: torch.device) -> None:
 
 def one_after_another(cells: list[CellSteps], steps: int, device: torch.device) -> float:
     """Seconds to train each cell alone for ``steps`` steps, one after another, with the
-    optimiser a run alone takes (``member_optimizer``)."""
+    optimiser a run alone takes (``make_optimizer``)."""
     settings = LoopSettings(steps=steps, monitor="loss")
     _sync(device)
     started = time.perf_counter()
     for cell in cells:
-        optimizer = member_optimizer("adam", cell.model.parameters(), cell.config.lr, 0.0)
+        optimizer = make_optimizer("adam", cell.model.parameters(), cell.config.lr)
         train_loop(
             cell, optimizer, settings,
             data_rng=np.random.default_rng([cell.config.seed, 1]),
@@ -95,7 +94,7 @@ def batched(cells: list[CellSteps], steps: int, device: torch.device) -> float:
     started = time.perf_counter()
     train_group(
         cells, Grouped([cell.model for cell in cells]), settings,
-        lrs=[cell.config.lr for cell in cells], weight_decay=0.0,
+        optimizers=[make_optimizer("adam", c.model.parameters(), c.config.lr) for c in cells],
         data_rngs=[np.random.default_rng([cell.config.seed, 1]) for cell in cells],
         eval_rngs=[lambda step: np.random.default_rng([0, step]) for _ in cells],
     )  # fmt: skip

@@ -12,7 +12,7 @@ timed and counted three times per evaluation. The
 projection sums, over the grid's runs (5 tasks x 5 learning rates per model and size),
 the profile's steps times the step time plus its evaluations times their time, with the
 mean over the tasks timed. The memory models' runs that differ only in learning rate
-train as one group on a GPU (``memrnn.training.train_group`` with the stacked RMSProp,
+train as one group on a GPU (``memrnn.training.train_group``, each member with its own RMSProp,
 as ``memrnn reproduce`` trains them there): their group step is timed too (``--group``,
 the median interval between steps of five members, the paper's five rates), and the
 second projection counts each group's steps once.
@@ -38,7 +38,7 @@ from memrnn.experiments.grefenstette2015.paper import PAPER_LRS, PAPER_SETTINGS
 from memrnn.experiments.grefenstette2015.profiles import PROFILES
 from memrnn.experiments.grefenstette2015.run import TransductionRun
 from memrnn.models.grouped import Grouped
-from memrnn.training import LoopSettings, StepReport, train_group
+from memrnn.training import LoopSettings, StepReport, make_optimizer, train_group
 
 
 def _sync(device: torch.device) -> None:
@@ -95,7 +95,8 @@ def group_step_seconds(
         runs, Grouped([run.network for run in runs]),
         LoopSettings(steps=steps + 4, clip=config.clip, monitor="train_coarse",
                      monitor_mode="max"),
-        lrs=lrs, weight_decay=config.weight_decay, optimizer="rmsprop",
+        optimizers=[make_optimizer("rmsprop", run.model.parameters(), lr, config.weight_decay)
+                    for run, lr in zip(runs, lrs, strict=True)],
         data_rngs=[np.random.default_rng(k) for k in range(len(lrs))],
         eval_rngs=[lambda step: np.random.default_rng(step) for _ in lrs],
         on_step=stamp,

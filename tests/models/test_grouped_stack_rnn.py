@@ -85,14 +85,18 @@ class _Deeper(SuperpositionStackRNN):
 @pytest.mark.parametrize(
     ("first", "second", "match"),
     [
-        (_stack_rnn("rnn"), _stack_rnn("gru"), r"members\[1\]: options \('gru'"),
-        (_stack_rnn("rnn"), lambda: SuperpositionStackRNN(5, 7, 6, 3, 5), "options"),
-        (_fast_weights(), _fast_weights(decay=0.9), r"options .*0\.9"),
-        (_fast_weights(), _fast_weights(fast_lr=0.4), r"options .*0\.4"),
-        (_fast_weights(), _fast_weights(inner_steps=2), "options"),
-        (_fast_weights(), _fast_weights(norm="slow"), "options .*slow"),
-        (_fast_weights(), _fast_weights(form="matrix"), "options .*matrix"),
-        (_fast_weights(), lambda: FastWeightsRNN(5, 7, 6, readout=12), "readout.0.weight is"),
+        (_stack_rnn("rnn"), _stack_rnn("gru"), r"members\[1\]: its cell.class is 'GRUCell'"),
+        (_stack_rnn("rnn"), lambda: SuperpositionStackRNN(5, 7, 6, 3, 5), "stack_depth is 5"),
+        (_fast_weights(), _fast_weights(decay=0.9), r"decay is 0\.9"),
+        (_fast_weights(), _fast_weights(fast_lr=0.4), r"fast_lr is 0\.4"),
+        (_fast_weights(), _fast_weights(inner_steps=2), "inner_steps is 2"),
+        (_fast_weights(), _fast_weights(norm="slow"), "norm_over is 'slow'"),
+        (_fast_weights(), _fast_weights(form="matrix"), "form is 'matrix'"),
+        (
+            _fast_weights(),
+            lambda: FastWeightsRNN(5, 7, 6, readout=12),
+            "readout.0.out_features is 12",
+        ),
         (_stack_rnn("rnn"), _fast_weights(), r"a FastWeightsRNN, but members\[0\]"),
     ],
 )

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models import build_model_for
-from memrnn.models.grouped import Grouped, groupable
+from memrnn.models.grouped import Grouped
 from memrnn.models.registry import _REGISTRY, register_model
 from memrnn.tasks import Task, TaskBatch, make_task
 from memrnn.training import LoopSettings, train_group, train_loop
@@ -105,13 +105,16 @@ def test_a_memory_of_ones_own_trains_alone_and_grouped(bag: str) -> None:
         alone.append((run.model, result))
 
     members = [Run(bag, task, seed) for seed in SEEDS]
-    assert groupable(members[0].model)  # by vmap over its own forward: nothing written
+    group = Grouped([m.model for m in members])
+    assert group.vmapped  # by vmap over its own forward: nothing written
     grouped = train_group(
         members,
-        Grouped([m.model for m in members]),
+        group,
         SETTINGS,
-        lrs=LRS,
-        weight_decay=0.0,
+        optimizers=[
+            torch.optim.Adam(m.model.parameters(), lr=lr, foreach=True)
+            for m, lr in zip(members, LRS, strict=True)
+        ],
         data_rngs=[np.random.default_rng(seed) for seed in SEEDS],
         eval_rngs=[_eval_rng(k) for k in range(len(SEEDS))],
     )

@@ -11,33 +11,29 @@ import pytest
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.grouped import Grouped
 from memrnn.training import (
     LoopResult,
     LoopSettings,
     StepReport,
     load_checkpoint,
+    make_optimizer,
     train_group,
     train_loop,
 )
 
 F, H, BATCH = 2, 5, 4
-OPTIMIZERS = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop}
 LRS = [0.05, 0.01, 0.03]
 DECAY = 0.01
+NAMES = ["adam", "adamw", "rmsprop", "sgd"]
 
 
-def _rnn(w_in: Tensor, w_rec: Tensor, b: Tensor, w_out: Tensor, x: Tensor) -> Tensor:
-    """K Elman networks at once, stacked weights: (K, B, T, F) -> (K, B, T, 1)."""
-    h = x.new_zeros(x.shape[0], x.shape[1], w_rec.shape[1])
-    outputs = []
-    for t in range(x.shape[2]):
-        drive = torch.baddbmm(b[:, None], x[:, :, t], w_in.transpose(1, 2))
-        h = torch.tanh(torch.baddbmm(drive, h, w_rec.transpose(1, 2)))
-        outputs.append(torch.bmm(h, w_out.transpose(1, 2)))
-    return torch.stack(outputs, dim=2)
+class Elman(nn.Module):
+    """A tiny causal Elman network, (B, T, F) -> (B, T, 1): ``Grouped`` runs it under vmap."""
 
+    input_size = F
+    accepts = ("vectors",)
 
-class ToyRNN(nn.Module):
     def __init__(self, seed: int) -> None:
         super().__init__()
         gen = torch.Generator().manual_seed(seed)
@@ -47,41 +43,50 @@ class ToyRNN(nn.Module):
             setattr(self, name, nn.Parameter(weight))
 
     def forward(self, x: Tensor) -> Tensor:
-        return _rnn(*(p[None] for p in self.parameters()), x[None])[0]
+        h = x.new_zeros(x.shape[0], H)
+        outputs = []
+        for t in range(x.shape[1]):
+            h = torch.tanh(x[:, t] @ self.w_in.T + h @ self.w_rec.T + self.b)
+            outputs.append(h @ self.w_out.T)
+        return torch.stack(outputs, dim=1)
 
 
-class ToyGroup(nn.Module):
-    """The toy GroupModel: the members' weights stacked, run by the same function."""
+class TorchElman(nn.Module):
+    """The same network on ``nn.RNN``, which vmap cannot run: ``Grouped`` runs its
+    members one after another."""
 
-    def __init__(self, members: list[nn.Module]) -> None:
+    input_size = F
+    accepts = ("vectors",)
+
+    def __init__(self, seed: int) -> None:
         super().__init__()
-        self.members = tuple(members)
-        weights = zip(*(m.parameters() for m in members), strict=True)
-        self.stacked = nn.ParameterList(torch.stack([p.detach() for p in ps]) for ps in weights)
+        self.rnn = nn.RNN(F, H, batch_first=True, dtype=torch.float64)
+        self.out = nn.Linear(H, 1, dtype=torch.float64)
+        gen = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float64) * 0.5)
 
     def forward(self, x: Tensor) -> Tensor:
-        return _rnn(*self.stacked, x)
-
-    @torch.no_grad()
-    def write_back(self) -> None:
-        for k, member in enumerate(self.members):
-            for p, q in zip(self.stacked, member.parameters(), strict=True):
-                q.copy_(p[k])
-
-    @torch.no_grad()
-    def read_members(self) -> None:
-        for k, member in enumerate(self.members):
-            for p, q in zip(self.stacked, member.parameters(), strict=True):
-                p[k] = q
+        out: Tensor = self.out(self.rnn(x)[0])
+        return out
 
 
 class ToySteps:
     """Sequences of random lengths; the target is a running sum. The dev loss rises
     after ``worse_after`` evaluations, so that best weights and early stops happen."""
 
-    def __init__(self, seed: int, worse_after: int = 0, batch: int = BATCH) -> None:
-        self.model = ToyRNN(seed)
-        self.worse_after, self.evaluations, self.batch = worse_after, 0, batch
+    def __init__(
+        self,
+        seed: int,
+        worse_after: int = 0,
+        batch: int = BATCH,
+        kind: type[nn.Module] = Elman,
+        dtype: torch.dtype = torch.float64,
+    ) -> None:
+        self.model = kind(seed)
+        self.worse_after, self.evaluations = worse_after, 0
+        self.batch, self.dtype = batch, dtype
         self.dev = self.training_batch(np.random.default_rng(100 + seed), length=8, batch=64)
 
     def training_batch(
@@ -89,6 +94,7 @@ class ToySteps:
     ) -> tuple[Tensor, Tensor]:
         length = length or int(rng.integers(2, 7))
         x = torch.from_numpy(rng.standard_normal((batch or self.batch, length, F)))
+        x = x.to(self.dtype)
         return x, 0.3 * x.cumsum(1)[..., :1]
 
     def inputs(self, batch: tuple[Tensor, Tensor]) -> Tensor:
@@ -112,15 +118,18 @@ def _eval_rng(k: int) -> Callable[[int], np.random.Generator]:
     return lambda step: np.random.default_rng([20 + k, step])
 
 
+def _optimizer(steps: ToySteps, k: int, name: str = "adam") -> torch.optim.Optimizer:
+    return make_optimizer(name, steps.model.parameters(), LRS[k], DECAY)
+
+
 def _together(
-    members: list[ToySteps], settings: LoopSettings, **kwargs: Any
-) -> tuple[list[LoopResult], ToyGroup]:
-    """train_group with the test's rates and generators, unless ``kwargs`` name others."""
-    group = kwargs.pop("group", None) or ToyGroup([m.model for m in members])
+    members: list[ToySteps], settings: LoopSettings, optimizer: str = "adam", **kwargs: Any
+) -> tuple[list[LoopResult], Grouped]:
+    """train_group with the test's optimisers and generators, unless ``kwargs`` name others."""
+    group = kwargs.pop("group", None) or Grouped([m.model for m in members])
     count = len(members)
     kwargs = {
-        "lrs": LRS[:count],
-        "weight_decay": DECAY,
+        "optimizers": [_optimizer(m, k, optimizer) for k, m in enumerate(members)],
         "data_rngs": [np.random.default_rng(10 + k) for k in range(count)],
         "eval_rngs": [_eval_rng(k) for k in range(count)],
         **kwargs,
@@ -128,12 +137,12 @@ def _together(
     return train_group(members, group, settings, **kwargs), group
 
 
-def _alone(steps: ToySteps, k: int, settings: LoopSettings, **kwargs: Any) -> LoopResult:
-    kind = OPTIMIZERS[kwargs.pop("optimizer", "adam")]
-    optimizer = kind(steps.model.parameters(), lr=LRS[k], weight_decay=DECAY)
+def _alone(
+    steps: ToySteps, k: int, settings: LoopSettings, optimizer: str = "adam", **kwargs: Any
+) -> LoopResult:
     return train_loop(
         steps,
-        optimizer,
+        _optimizer(steps, k, optimizer),
         settings,
         data_rng=np.random.default_rng(10 + k),
         eval_rng=_eval_rng(k),
@@ -161,6 +170,12 @@ def _same_weights(a: nn.Module, b: nn.Module) -> None:
         _close(p.detach(), q.detach())
 
 
+def _equal_weights(a: nn.Module, b: nn.Module) -> None:
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+@pytest.mark.parametrize("optimizer", NAMES)
 @pytest.mark.parametrize(
     "settings",
     [
@@ -169,17 +184,19 @@ def _same_weights(a: nn.Module, b: nn.Module) -> None:
         LoopSettings(steps=40, eval_every=5, monitor="dev", keep_best=True),
     ],
 )
-def test_each_member_trains_as_the_same_run_alone(settings: LoopSettings) -> None:
+def test_each_member_trains_as_the_same_run_alone(settings: LoopSettings, optimizer: str) -> None:
+    """Step by step: the same loss, gradients and weights as the run alone."""
     seen: dict[tuple[int, int], tuple[float, list[Tensor], list[Tensor]]] = {}
     worse = [0, 2, 0] if settings.keep_best else [0, 0, 0]
     members = [ToySteps(k, worse[k]) for k in range(3)]
-    group = ToyGroup([m.model for m in members])
 
-    def record(k: int, report: StepReport) -> None:  # the group's slices after each step
-        grads = [p.grad[k].clone() for p in group.stacked if p.grad is not None]
-        seen[k, report.step] = (report.loss, grads, [p.detach()[k].clone() for p in group.stacked])
+    def record(k: int, report: StepReport) -> None:  # member k's own leaves after each step
+        params = list(members[k].model.parameters())
+        grads = [p.grad.clone() for p in params if p.grad is not None]
+        seen[k, report.step] = (report.loss, grads, [p.detach().clone() for p in params])
 
-    results, _ = _together(members, settings, group=group, on_step=record)
+    results, group = _together(members, settings, optimizer, on_step=record)
+    assert group.vmapped
     for k in range(3):
         alone = ToySteps(k, worse[k])
 
@@ -189,39 +206,66 @@ def test_each_member_trains_as_the_same_run_alone(settings: LoopSettings) -> Non
             _close([p.grad for p in alone.model.parameters()], grads)
             _close([p.detach() for p in alone.model.parameters()], params)
 
-        _same_result(results[k], _alone(alone, k, settings, on_step=compare))
+        _same_result(results[k], _alone(alone, k, settings, optimizer, on_step=compare))
+        assert len(seen) == 3 * settings.steps  # every step of every member was compared
         _same_weights(members[k].model, alone.model)
-        _same_weights(members[k].model, _member_of(group, k))
     if settings.keep_best:
         assert results[1].best_step < results[1].steps_done
 
 
-def _member_of(group: ToyGroup, k: int) -> nn.Module:
-    member = ToyRNN(0)
-    with torch.no_grad():
-        for p, q in zip(member.parameters(), group.stacked, strict=True):
-            p.copy_(q[k])
-    return member
+def test_members_that_vmap_cannot_run_train_as_runs_alone() -> None:
+    settings = LoopSettings(steps=20, eval_every=5, monitor="dev", clip=0.5)
+    members = [ToySteps(k, kind=TorchElman) for k in range(3)]
+    results, group = _together(members, settings)
+    assert not group.vmapped  # the members' forward runs one after another
+    for k in range(3):
+        alone = ToySteps(k, kind=TorchElman)
+        _same_result(results[k], _alone(alone, k, settings))
+        _same_weights(members[k].model, alone.model)
 
 
 def test_a_member_that_stops_early_stays_at_its_stop_while_the_others_go_on() -> None:
     settings = LoopSettings(steps=30, eval_every=5, monitor="dev", patience=2)
     members = [ToySteps(0), ToySteps(1, worse_after=1), ToySteps(2)]
-    group = ToyGroup([m.model for m in members])
     at_stop: list[Tensor] = []
 
     def record(k: int, report: StepReport) -> None:
         if k == 1 and report.step == 15:
-            at_stop.extend(p.detach()[1].clone() for p in group.stacked)
+            at_stop.extend(p.detach().clone() for p in members[1].model.parameters())
 
-    results, _ = _together(members, settings, group=group, on_step=record)
+    results, _ = _together(members, settings, on_step=record)
     assert results[1].stopped_early and results[1].steps_done == 15
     assert [r.steps_done for r in (results[0], results[2])] == [30, 30]
     for p, q in zip(members[1].model.parameters(), at_stop, strict=True):
         assert torch.equal(p.detach(), q)
-    alone = ToySteps(1, worse_after=1)
-    _same_result(results[1], _alone(alone, 1, settings))
-    _same_weights(members[1].model, alone.model)
+    for k in range(3):
+        alone = ToySteps(k, worse_after=1 if k == 1 else 0)
+        _same_result(results[k], _alone(alone, k, settings))
+        _same_weights(members[k].model, alone.model)
+
+
+def test_on_step_reports_each_step_of_each_member_still_training() -> None:
+    settings = LoopSettings(steps=20, eval_every=5, monitor="dev", patience=2)
+    members = [ToySteps(0), ToySteps(1, worse_after=1)]
+    reports: list[tuple[int, StepReport]] = []
+    results, _ = _together(members, settings, on_step=lambda k, r: reports.append((k, r)))
+    assert results[1].steps_done == 15
+    expected = [(k, s) for s in range(1, 21) for k in (0, 1) if k == 0 or s <= 15]
+    assert [(k, r.step) for k, r in reports] == expected
+    assert all(r.steps == 20 and r.steps_per_second > 0 for _, r in reports)
+    for k, result in enumerate(results):
+        mine = [r for j, r in reports if j == k]
+        evaluated = {r.step: r.metrics for r in mine if r.metrics is not None}
+        assert list(evaluated) == sorted({s for s, _, _ in result.history})
+        for step, metrics in evaluated.items():
+            assert metrics == {name: v for s, name, v in result.history if s == step}
+        train_loss = [v for s, name, v in result.history if name == "train_loss"]
+        assert (
+            train_loss
+            == [np.mean([r.loss for r in mine[i : i + 5]]) for i in (0, 5, 10, 15)][
+                : len(train_loss)
+            ]
+        )
 
 
 class _Crash(Exception):
@@ -267,57 +311,35 @@ def test_resuming_a_group_gives_the_uninterrupted_one(tmp_path: Path, crash_at: 
     members = _fresh(paths)
     resumed, _ = _together(members, SETTINGS, checkpoints=paths, resume=True)
     for k in range(3):
-        assert resumed[k].metrics == whole[k].metrics and resumed[k].history == whole[k].history
-        assert resumed[k].best_step == whole[k].best_step
-        assert resumed[k].stopped_early == whole[k].stopped_early
-        pairs = zip(members[k].model.parameters(), whole_members[k].model.parameters(), strict=True)
-        for p, q in pairs:
-            assert torch.equal(p, q)
+        _same_result(resumed[k], whole[k])
+        _same_weights(members[k].model, whole_members[k].model)
 
 
-def test_a_member_checkpoint_resumes_alone_with_train_loop(tmp_path: Path) -> None:
+def test_a_member_restored_stopped_early_does_not_split_the_others(tmp_path: Path) -> None:
+    paths = [tmp_path / f"member{k}.pt" for k in range(3)]
+    with pytest.raises(_Crash):  # member 1 stopped at step 20; 0 and 2 are at 30 in their files
+        _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(33))
+    order: list[int] = []
+    record = lambda k, r: order.append(k)  # noqa: E731
+    _together(_fresh(paths), SETTINGS, checkpoints=paths, resume=True, on_step=record)
+    assert order == [0, 2] * 5 + [2] * 5  # steps 31 .. 35 together; member 0 stops at 35
+
+
+@pytest.mark.parametrize("optimizer", NAMES)
+def test_a_member_checkpoint_resumes_alone_with_train_loop(tmp_path: Path, optimizer: str) -> None:
     paths = [tmp_path / f"member{k}.pt" for k in range(3)]
     with pytest.raises(_Crash):
-        _together(_fresh(), SETTINGS, checkpoints=paths, on_step=_crash_at(23))
+        _together(_fresh(), SETTINGS, optimizer, checkpoints=paths, on_step=_crash_at(13))
     steps = ToySteps(2)
     steps.evaluations = _evaluations(paths[2])
     first: list[int] = []  # the step it resumes at: one after the file's
-    resumed = _alone(steps, 2, SETTINGS, checkpoint=paths[2], resume=True, on_step=_first(first))
-    assert first == [21]
-    whole = ToySteps(2)
-    _same_result(resumed, _alone(whole, 2, SETTINGS))
-    _same_weights(steps.model, whole.model)
-
-
-@pytest.mark.parametrize("optimizer", ["adamw", "rmsprop"])
-def test_members_train_and_resume_as_runs_alone_with_their_optimiser(
-    optimizer: str, tmp_path: Path
-) -> None:
-    settings = LoopSettings(steps=20, eval_every=5, checkpoint_every=5, monitor="dev")
-    members = [ToySteps(0), ToySteps(1)]
-    results, _ = _together(members, settings, optimizer=optimizer)
-    for k in range(2):
-        alone = ToySteps(k)
-        _same_result(results[k], _alone(alone, k, settings, optimizer=optimizer))
-        _same_weights(members[k].model, alone.model)
-    paths = [tmp_path / f"member{k}.pt" for k in range(2)]
-    with pytest.raises(_Crash):
-        _together(
-            [ToySteps(0), ToySteps(1)],
-            settings,
-            optimizer=optimizer,
-            checkpoints=paths,
-            on_step=_crash_at(13),
-        )
-    steps = ToySteps(1)
-    first: list[int] = []
     resumed = _alone(
-        steps, 1, settings, optimizer=optimizer, checkpoint=paths[1], resume=True,
-        on_step=_first(first),
-    )  # fmt: skip
-    assert first == [11]  # resumed from the file, not started over
-    _same_result(resumed, results[1])
-    _same_weights(steps.model, members[1].model)
+        steps, 2, SETTINGS, optimizer, checkpoint=paths[2], resume=True, on_step=_first(first)
+    )
+    assert first == [11]
+    whole = ToySteps(2)
+    _same_result(resumed, _alone(whole, 2, SETTINGS, optimizer))
+    _same_weights(steps.model, whole.model)
 
 
 def test_members_at_different_steps_are_trained_one_by_one(tmp_path: Path) -> None:
@@ -337,15 +359,14 @@ def test_members_at_different_steps_are_trained_one_by_one(tmp_path: Path) -> No
         )
     order: list[int] = []
     members = _fresh(paths)
-    resumed, group = _together(
+    resumed, _ = _together(
         members, SETTINGS, checkpoints=paths, resume=True, on_step=lambda k, r: order.append(k)
     )
-    assert order == sorted(order)  # member by member, not step by step
+    assert order == sorted(order) and set(order) == {0, 1, 2}  # member by member
     for k in range(3):
         whole = _fresh()[k]
         _same_result(resumed[k], _alone(whole, k, SETTINGS))
         _same_weights(members[k].model, whole.model)
-        _same_weights(members[k].model, _member_of(group, k))
 
 
 def test_a_non_finite_loss_names_the_member() -> None:
@@ -359,36 +380,87 @@ def test_a_non_finite_loss_names_the_member() -> None:
 SHORT = LoopSettings(steps=3, monitor="dev")
 
 
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def _both(members: list[ToySteps]) -> torch.optim.Optimizer:
+    """One optimiser over member 1's parameters and member 0's."""
+    params = [*members[1].model.parameters(), *members[0].model.parameters()]
+    return make_optimizer("adam", params, 0.1)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"lrs": [0.1]}, "lrs: expected 2, one per member, got 1"),
-        ({"lrs": [0.1, -0.1]}, "lrs\\[1\\]: expected a finite number >= 0"),
-        ({"data_rngs": [np.random.default_rng(0)]}, "data_rngs: expected 2, one per member"),
-        ({"eval_rngs": [_eval_rng(0)] * 3}, "eval_rngs: expected 2, one per member, got 3"),
-        ({"checkpoints": [None]}, "checkpoints: expected 2, one per member, got 1"),
-        ({"data_rngs": [np.random.default_rng(0)] * 2}, "data_rngs: members 0 and 1 share one"),
-        ({"checkpoints": [Path("a.pt"), Path("a.pt")]}, "checkpoints: members 0 and 1 share one"),
-        ({"schedule": object()}, "schedule: a group trains without a learning-rate schedule"),
-        ({"weight_decay": -1.0}, "weight_decay: expected a finite number >= 0"),
+        (
+            lambda ms: {"optimizers": [_optimizer(ms[0], 0)]},
+            "optimizers: expected 2, one per member, got 1",
+        ),
+        (lambda ms: {"data_rngs": [_rng(0)]}, "data_rngs: expected 2, one per member, got 1"),
+        (lambda ms: {"eval_rngs": [_eval_rng(0)] * 3}, "eval_rngs: expected 2, one per member"),
+        (lambda ms: {"checkpoints": [None]}, "checkpoints: expected 2, one per member, got 1"),
+        (
+            lambda ms: {"group": Grouped([ms[0].model, ms[1].model, Elman(2)])},
+            r"group\.members: expected 2, one per member, got 3",
+        ),
+        (
+            lambda ms: {"group": Grouped([ms[0].model, Elman(1)])},
+            r"members: member 1's model has not group\.members\[1\]'s parameters",
+        ),
+        (
+            lambda ms: {"data_rngs": [_rng(0), 1]},
+            r"data_rngs\[1\]: expected a numpy\.random\.Generator, got 1",
+        ),
+        (
+            lambda ms: {"eval_rngs": [_eval_rng(0), 5]},
+            r"eval_rngs\[1\]: expected a function of the step, got 5",
+        ),
+        (lambda ms: {"data_rngs": [_rng(0)] * 2}, "data_rngs: members 0 and 1 share one"),
+        (
+            lambda ms: {"checkpoints": [Path("a.pt"), Path("./a.pt")]},
+            "checkpoints: members 0 and 1 share one",
+        ),
+        (
+            lambda ms: {"optimizers": [_optimizer(ms[0], 0)] * 2},
+            "optimizers: members 0 and 1 share one",
+        ),
+        (
+            lambda ms: {"optimizers": [_optimizer(ms[0], 0), _optimizer(ms[0], 1)]},
+            r"optimizers\[1\]: it steps parameters that are not member 1's",
+        ),
+        (
+            lambda ms: {"optimizers": [_optimizer(ms[0], 0), _both(ms)]},
+            r"optimizers\[1\]: it steps parameters that are not member 1's",
+        ),
     ],
 )
-def test_bad_arguments_are_named(change: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        _together([ToySteps(0), ToySteps(1)], SHORT, **change)
-
-
-def test_members_of_another_group_or_batch_size_are_refused() -> None:
+def test_bad_arguments_are_named(
+    change: Callable[[list[ToySteps]], dict[str, Any]], message: str
+) -> None:
     members = [ToySteps(0), ToySteps(1)]
-    other = ToyGroup([members[0].model, ToyRNN(1)])
-    with pytest.raises(ValueError, match=r"member 1's model has not group\.members\[1\]'s"):
-        _together(members, SHORT, group=other)
-    with pytest.raises(ValueError, match="members: their batches must be of one size"):
-        _together([ToySteps(0), ToySteps(1, batch=3)], SHORT)
-    group = ToyGroup([m.model for m in members])
-    group.stacked[0] = nn.Parameter(torch.zeros(2, 1, 1, dtype=torch.float64))
-    with pytest.raises(ValueError, match=r"group: its parameters are of shapes \[\(2, 1, 1\)"):
-        _together(members, SHORT, group=group)
+    with pytest.raises(ValueError, match=message):
+        _together(members, SHORT, **change(members))
+
+
+def test_a_group_of_no_members_is_refused() -> None:
+    with pytest.raises(ValueError, match="members: expected at least one run, got none"):
+        train_group([], Grouped([Elman(0)]), SHORT, optimizers=[], data_rngs=[], eval_rngs=[])
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        (ToySteps(1, batch=3), r"members: their batches must be of one size \(dim 0\)"),
+        (
+            ToySteps(1, dtype=torch.float32),
+            r"members: member 1's inputs are \(4, \d, 2\) torch\.float32 on cpu",
+        ),
+    ],
+)
+def test_members_whose_batches_cannot_be_stacked_are_refused(other: ToySteps, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _together([ToySteps(0), other], SHORT)
 
 
 def test_a_group_with_no_step_to_take_evaluates_each_member_once() -> None:
@@ -438,9 +510,7 @@ def test_members_of_one_stream_draw_each_batch_once_and_train_as_alone(
     for k in range(3):
         _same_result(shared[k], own[k])
         assert [h[2] for h in shared[k].history] == [h[2] for h in own[k].history]
-        own_weights = members_own[k].model.parameters()
-        for p, q in zip(members[k].model.parameters(), own_weights, strict=True):
-            assert torch.equal(p, q)
+        _equal_weights(members[k].model, members_own[k].model)
         assert rngs[k].bit_generator.state == rngs_own[k].bit_generator.state
     steps = [r.steps_done for r in shared]
     assert [m.draws for m in members_own] == steps

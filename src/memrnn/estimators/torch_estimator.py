@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from memrnn.estimators.base import store_params
 from memrnn.estimators.conventions import AnyRandomState, as_seed
 from memrnn.training import LoopSettings, StepReport, train_loop
-from memrnn.training.stacked import member_optimizer
+from memrnn.training.optimizers import make_optimizer
 from memrnn.validation import check_float, check_int
 
 ProgressCallback = Callable[[int, float], None]
@@ -77,7 +77,7 @@ class _TorchEstimator(BaseEstimator):
         self, module: nn.Module, n_words: int, word_loss: Callable[[int], Tensor], how: _Training
     ) -> np.ndarray:
         """Adam on ``word_loss(i)`` of one word ``i`` drawn per epoch; the per-epoch losses."""
-        optimizer = member_optimizer("adam", module.parameters(), how.lr, how.weight_decay)
+        optimizer = make_optimizer("adam", module.parameters(), how.lr, how.weight_decay)
         # all words drawn up front, in one call, as the estimators have always drawn them
         words = np.random.default_rng(how.seed).integers(n_words, size=how.epochs)
         curve = np.empty(how.epochs)

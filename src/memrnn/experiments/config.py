@@ -18,8 +18,8 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from memrnn.training import GROUPED, LoopSettings
-from memrnn.training.stacked import member_optimizer
+from memrnn.training import LoopSettings
+from memrnn.training.optimizers import make_optimizer as torch_optimizer
 from memrnn.validation import check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
@@ -115,9 +115,7 @@ class TrainConfig:
     def group_key(self) -> TrainConfig | None:
         """The config with its seed and learning rate blanked: runs whose keys are equal
         differ in nothing else, and may train as one batched model if their model stacks
-        (``Experiment.group_key``). None where the optimiser does not stack."""
-        if self.optimizer not in GROUPED:  # (``memrnn.training.stacked``)
-            return None
+        (``Experiment.group_key``)."""
         return dataclasses.replace(self, seed=0, lr=0.0)
 
     def validate(self) -> None:
@@ -176,7 +174,4 @@ class TrainConfig:
 
 def make_optimizer(config: TrainConfig, params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
     """The optimiser ``config`` names, with its learning rate and weight decay."""
-    lr, decay = config.lr, config.weight_decay
-    if config.optimizer in GROUPED:  # those that also train as groups
-        return member_optimizer(config.optimizer, params, lr, decay)
-    return torch.optim.SGD(params, lr=lr, weight_decay=decay)
+    return torch_optimizer(config.optimizer, params, config.lr, config.weight_decay)

@@ -34,11 +34,10 @@ import torch
 from torch import Tensor, nn
 
 from memrnn.models.baselines import scaled_identity
-from memrnn.models.controller.native import loops
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.readout import ReadoutRNN, make_readout
 from memrnn.models.state import FastWeightsState, check_part, check_type
-from memrnn.structures.precision import full_precision_backward, full_precision_forward
+from memrnn.structures.precision import at_full_precision, full_precision_backward
 from memrnn.validation import check_choice, check_float, check_sizes
 
 Form = Literal["attention", "matrix"]
@@ -55,24 +54,32 @@ class _FastTerm(torch.autograd.Function):
     t up to 80). Under ``torch.compile`` the einsum stays: inductor's step was 1.4 times
     slower with the row form."""
 
+    generate_vmap_rule = True  # a group's members run it under torch.func.vmap
+
     @staticmethod
-    @full_precision_forward
-    def forward(ctx: Any, weights: Tensor, h: Tensor, *past: Tensor) -> Tensor:
-        H = torch.stack(past, dim=1)  # (B, t, R): a temporary, not saved
-        scores = _dots(H, h) * weights
-        ctx.save_for_backward(weights, h, *past)
-        return _mix(scores, H)
+    def forward(weights: Tensor, h: Tensor, *past: Tensor) -> Tensor:
+        return at_full_precision(_fast_term, weights, h, *past)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Tensor, ...], output: Tensor) -> None:
+        ctx.save_for_backward(*inputs)
 
     @staticmethod
     @full_precision_backward
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
-        weights, h, *past = ctx.saved_tensors
+        # as the forward computed: saved autocast inputs widened to the gradient's float32
+        weights, h, *past = (x.to(grad.dtype) for x in ctx.saved_tensors)
         H = torch.stack(past, dim=1)
         scores = _dots(H, h) * weights  # w_tau (h_tau . h)
         grad_scores = _dots(H, grad) * weights  # w_tau (h_tau . grad)
         grad_h = _mix(grad_scores, H)  # the map is symmetric in h
         grad_H = scores[..., None] * grad[:, None, :] + grad_scores[..., None] * h[:, None, :]
         return (None, grad_h, *grad_H.unbind(dim=1))
+
+
+def _fast_term(weights: Tensor, h: Tensor, *past: Tensor) -> Tensor:
+    H = torch.stack(past, dim=1)  # (B, t, R): a temporary, not saved
+    return _mix(_dots(H, h) * weights, H)
 
 
 def _dots(H: Tensor, v: Tensor) -> Tensor:
@@ -86,23 +93,7 @@ def _mix(scores: Tensor, H: Tensor) -> Tensor:
     """sum_tau scores_tau h_tau: (B, R) from scores (B, t) and H (B, t, R)."""
     if torch.compiler.is_compiling():
         return torch.einsum("bt,btr->br", scores, H)
-    return _bmm(scores[:, None, :], H)[:, 0]  # the einsum's product, less dispatch
-
-
-def _bmm(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.bmm(x, y)``, the same bit for bit. Products of fewer than 400 multiply-adds
-    each (the weighted sums of the first dozen steps of a sequence at R = 32) ATen computes
-    by a plain loop that reads every number through a generic accessor; where the compiled
-    loops are built and autograd does not record (the fast term's forward and hand-written
-    backward, in training as in evaluation), their copy of that loop runs instead, which
-    sums a row's entries side by side and is several times faster where y's rows are
-    contiguous."""
-    native = loops(x)
-    if native is not None and not torch.is_grad_enabled():
-        out: Tensor | None = native.small_bmm(x, y)
-        if out is not None:
-            return out
-    return torch.bmm(x, y)
+    return torch.bmm(scores[:, None, :], H)[:, 0]  # the einsum's product, less dispatch
 
 
 class FastWeightsRNN(ReadoutRNN[FastWeightsState]):

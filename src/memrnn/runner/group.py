@@ -1,7 +1,7 @@
 """Runs that train together as one batched model (``Experiment.group_key``): K members
-whose parameters are stacked (``memrnn.models.grouped``), one optimiser step for all,
-each member with its own initial weights, data stream, evaluations, early stopping and
-checkpoint (``memrnn.training.train_group``), and each stored as its own run.
+run by one forward and one backward (``memrnn.models.grouped``), each member with its
+own initial weights, optimiser, data stream, evaluations, early stopping and checkpoint
+(``memrnn.training.train_group``), and each stored as its own run.
 
 A fitted experiment carries out its group itself (``FittedExperiment.fit_group``); a
 trained experiment's group is trained here, from runs that are ``GroupableRun``s.
@@ -24,11 +24,10 @@ from memrnn.experiments.base import (
     Trainable,
     TrainedExperiment,
 )
-from memrnn.experiments.config import TrainConfig
+from memrnn.experiments.config import TrainConfig, make_optimizer
 from memrnn.models.grouped import Grouped
 from memrnn.runner.train import check_config, data_rng, eval_rng, run_context, trained_output
-from memrnn.training import GROUPED, GroupSteps, train_group
-from memrnn.validation import check_choice
+from memrnn.training import GroupSteps, train_group
 
 
 @runtime_checkable
@@ -80,12 +79,6 @@ def train_runs(
 ) -> list[RunOutput]:
     """Train runs of ``experiment`` that differ only in seed or learning rate as one
     batched model, each resuming from its checkpoint where it has one."""
-    optimizers = {config.optimizer for config in configs}
-    if len(optimizers) != 1 or not optimizers <= set(GROUPED):
-        raise ValueError(
-            f"optimizer: runs train as a group with one of {', '.join(GROUPED)}, "
-            f"got {', '.join(sorted(optimizers))}"
-        )
     started = time.perf_counter()
     context = run_context(configs[0], data)
     runs = []
@@ -99,15 +92,15 @@ def train_runs(
             )
         runs.append(run)
     group = Grouped([run.network for run in runs])
+    optimizers = [make_optimizer(c, run.model.parameters())
+                  for c, run in zip(configs, runs, strict=True)]  # fmt: skip
     seeds = [config.seed for config in configs]
     loop_started = time.perf_counter()
     results = train_group(
         runs,
         group,
         configs[0].loop_settings(),
-        lrs=[config.lr for config in configs],
-        weight_decay=configs[0].weight_decay,
-        optimizer=check_choice("optimizer", configs[0].optimizer, GROUPED),
+        optimizers=optimizers,
         data_rngs=[data_rng(config.seed) for config in configs],
         eval_rngs=[eval_rng(config.seed) for config in configs],
         checkpoints=checkpoints,

@@ -89,17 +89,23 @@ def in_full_precision(fn: Callable[..., R], *args: Any) -> R:
     return out
 
 
+def at_full_precision(fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)``; under autocast, with its floating-point tensor arguments of fewer
+    than 32 bits as float32 and autocast off (float32 and float64 kept as they are)."""
+    devices = _autocast_devices(args)
+    if not devices:
+        return fn(*args)
+    out: R = _without_autocast(devices, fn, *(_widened(a) for a in args))
+    return out
+
+
 def full_precision_forward(forward: F) -> F:
-    """Decorate an autograd Function's ``forward(ctx, *inputs)``: under autocast its
-    floating-point tensor inputs of fewer than 32 bits become float32 and it runs with
-    autocast off (float32 and float64 inputs are kept as they are)."""
+    """Decorate an autograd Function's ``forward(ctx, *inputs)`` to run
+    ``at_full_precision``."""
 
     @functools.wraps(forward)
     def wrapped(ctx: Any, *args: Any) -> Any:
-        devices = _autocast_devices(args)
-        if not devices:
-            return forward(ctx, *args)
-        return _without_autocast(devices, forward, ctx, *(_widened(a) for a in args))
+        return at_full_precision(functools.partial(forward, ctx), *args)
 
     return wrapped  # type: ignore[return-value]
 

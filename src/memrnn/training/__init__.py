@@ -1,6 +1,7 @@
-"""The one gradient-descent loop every trained model goes through, its checkpoints, and
-the same loop over many runs trained as one (:func:`train_group`). A run alone takes
-torch's optimisers and ``torch.nn.utils.clip_grad_norm_``."""
+"""The one gradient-descent loop every trained model goes through, alone
+(:func:`train_loop`) or many runs as one (:func:`train_group`), and its checkpoints. A
+run takes torch's optimisers (:func:`make_optimizer`) and
+``torch.nn.utils.clip_grad_norm_``."""
 
 from memrnn.training.checkpoint import (
     DamagedCheckpointError,
@@ -8,28 +9,21 @@ from memrnn.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from memrnn.training.group import GroupModel, GroupSteps, train_group
+from memrnn.training.group import GroupSteps, train_group
 from memrnn.training.loop import LoopResult, LoopSettings, StepReport, Steps, train_loop
-from memrnn.training.stacked import GROUPED, GroupedOptimizer, Stacked
-from memrnn.training.stacked_adam import StackedAdam, clip_grad_norm_per_member_
-from memrnn.training.stacked_rmsprop import StackedRMSprop
+from memrnn.training.optimizers import OPTIMIZERS, make_optimizer
 
 __all__ = [
-    "GROUPED",
+    "OPTIMIZERS",
     "DamagedCheckpointError",
     "DamagedCheckpointWarning",
-    "GroupModel",
     "GroupSteps",
-    "GroupedOptimizer",
     "LoopResult",
     "LoopSettings",
-    "Stacked",
-    "StackedAdam",
-    "StackedRMSprop",
     "StepReport",
     "Steps",
-    "clip_grad_norm_per_member_",
     "load_checkpoint",
+    "make_optimizer",
     "save_checkpoint",
     "train_group",
     "train_loop",

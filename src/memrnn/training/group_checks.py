@@ -1,6 +1,6 @@
 """The arguments of :func:`~memrnn.training.train_group`, checked before anything runs:
-one of each per member, distinct generators and checkpoints, and stacked parameters that
-are the members' own."""
+one of each per member, distinct generators, optimisers and checkpoints, and each
+optimiser over its member's parameters."""
 
 from __future__ import annotations
 
@@ -10,34 +10,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
 from memrnn.validation import check_generator
 
 if TYPE_CHECKING:
-    from memrnn.training.group import GroupModel, GroupSteps
-    from memrnn.training.state import Schedule
+    from memrnn.models.grouped import Grouped
+    from memrnn.training.group import GroupSteps
 
 
 def check_group_arguments(
     members: Sequence[GroupSteps],
-    group: GroupModel,
-    lrs: Sequence[float],
+    group: Grouped,
+    optimizers: Sequence[torch.optim.Optimizer],
     data_rngs: Sequence[np.random.Generator],
     eval_rngs: Sequence[Callable[[int], np.random.Generator]],
     checkpoints: Sequence[Path | None] | None,
-    schedule: Schedule | None,
 ) -> int:
     """The number of members; ValueError naming the first argument that does not fit."""
-    if schedule is not None:
-        raise ValueError(
-            "schedule: a group trains without a learning-rate schedule; "
-            "train a run with one alone, with train_loop"
-        )
     count = len(members)
     if count == 0:
         raise ValueError("members: expected at least one run, got none")
     per_member: dict[str, Sequence[object]] = {
-        "lrs": lrs,
+        "optimizers": optimizers,
         "data_rngs": data_rngs,
         "eval_rngs": eval_rngs,
         "group.members": group.members,
@@ -62,13 +57,11 @@ def check_group_arguments(
         _check_distinct(
             "checkpoints", [os.path.abspath(p) if p is not None else None for p in checkpoints]
         )
-    stacked = [tuple(p.shape) for p in group.parameters()]
-    for k, steps in enumerate(members):
-        own = [(count, *p.shape) for p in steps.model.parameters()]
-        if own != stacked:
-            raise ValueError(
-                f"group: its parameters are of shapes {stacked}; member {k}'s, stacked, {own}"
-            )
+    _check_distinct("optimizers", [id(o) for o in optimizers])
+    for k, (steps, optimizer) in enumerate(zip(members, optimizers, strict=True)):
+        own = {id(p) for p in steps.model.parameters()}
+        if not all(id(p) in own for g in optimizer.param_groups for p in g["params"]):
+            raise ValueError(f"optimizers[{k}]: it steps parameters that are not member {k}'s")
     return count
 
 

@@ -20,8 +20,8 @@ import copy
 import math
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -124,52 +124,158 @@ def train_loop(
     ``on_step`` is called after every optimiser step (and may raise to stop the run).
     """
     started = time.perf_counter()
-    model = steps.model
-    state = LoopState(best_weights=_copy(model) if settings.keep_best else None)
-    if resume and checkpoint is not None and os.path.lexists(checkpoint):
-        state = restore_state(checkpoint, model, optimizer, schedule, data_rng) or state
+    member = Member(steps, optimizer, data_rng, eval_rng, checkpoint)
+    member.start(settings, resume, schedule)
+    report = None if on_step is None else (lambda _k, r: on_step(r))
+    (result,) = Loop([member], settings, alone_losses, schedule, started).run(report)
+    return result
 
-    def save() -> None:
-        if checkpoint is not None:
-            wall = state.wall_before + time.perf_counter() - started
-            save_state(checkpoint, state, wall, model, optimizer, schedule, data_rng)
 
-    metrics = _last_metrics(state.history, state.step)
-    stopped = _exhausted(settings, state)
-    session_start, session_step = time.perf_counter(), state.step
-    while state.step < settings.steps and not stopped:
-        model.train()
-        loss = steps.loss(steps.training_batch(data_rng))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if settings.clip > 0:
-            nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
-        optimizer.step()
-        state.step += 1
-        value = float(loss.detach())
-        if not math.isfinite(value):
-            raise FloatingPointError(f"training loss became {value} at step {state.step}")
-        state.pending.append(value)
-        due = settings.eval_every > 0 and state.step % settings.eval_every == 0
-        evaluated = due or state.step == settings.steps
-        if evaluated:
-            metrics = _evaluate(steps, settings, state, eval_rng(state.step))
-            stopped = _judge(settings, state, model, metrics[settings.monitor], schedule)
-        if on_step is not None:
-            rate = (state.step - session_step) / (time.perf_counter() - session_start)
-            on_step(
-                StepReport(state.step, settings.steps, value, rate, metrics if evaluated else None)
+def alone_losses(members: Sequence[Member], batches: dict[int, Any]) -> Tensor:
+    """The losses of ``members[k]`` on ``batches[k]``, each its own model's, stacked."""
+    return torch.stack([members[k].steps.loss(batch) for k, batch in batches.items()])
+
+
+@dataclass
+class Member:
+    """One run in the loop: what it trains, with what, from which data, and where it is."""
+
+    steps: Steps
+    optimizer: torch.optim.Optimizer
+    data_rng: np.random.Generator
+    eval_rng: Callable[[int], np.random.Generator]
+    checkpoint: Path | None
+    batches_from: int = -1  # the member whose batch it takes (-1: it draws its own)
+    state: LoopState = field(default_factory=LoopState)
+    metrics: dict[str, float] = field(default_factory=dict)
+    saved_step: int = -1  # the step its checkpoint holds (-1: none written yet)
+
+    def start(self, settings: LoopSettings, resume: bool, schedule: Schedule | None) -> None:
+        """Its state at the start: restored from its checkpoint with ``resume``."""
+        model = self.steps.model
+        self.state = LoopState(best_weights=_copy(model) if settings.keep_best else None)
+        path = self.checkpoint
+        if resume and path is not None and os.path.lexists(path):
+            self.state = (
+                restore_state(path, model, self.optimizer, schedule, self.data_rng) or self.state
             )
-        if settings.checkpoint_every > 0 and state.step % settings.checkpoint_every == 0:
-            save()
-    if not metrics:  # nothing evaluated yet: a run of zero steps left, or resumed before it
-        metrics = _evaluate(steps, settings, state, eval_rng(state.step))
-    save()
-    if settings.keep_best and state.best_weights is not None:
-        model.load_state_dict(state.best_weights)
-    model.eval()
-    wall = state.wall_before + time.perf_counter() - started
-    return LoopResult(metrics, state.history, state.step, stopped, state.best_step, wall)
+        self.metrics = _last_metrics(self.state.history, self.state.step)
+
+    def save(self, elapsed: float, schedule: Schedule | None) -> None:
+        """Write its checkpoint, if it has one (``elapsed``: this session's seconds)."""
+        if self.checkpoint is not None:
+            wall = self.state.wall_before + elapsed
+            save_state(self.checkpoint, self.state, wall, self.steps.model, self.optimizer,
+                       schedule, self.data_rng)  # fmt: skip
+            self.saved_step = self.state.step
+
+    def training(self, settings: LoopSettings) -> bool:
+        """Whether it has steps left to take: not at the end, and not stopped early."""
+        return self.state.step < settings.steps and not _exhausted(settings, self.state)
+
+
+Losses = Callable[[Sequence[Member], dict[int, Any]], Tensor]
+
+
+@dataclass
+class Loop:
+    """The loop's body over K >= 1 members that are all at one step: each step draws a
+    batch for every member still training, backpropagates the sum of their losses
+    (``losses``: one forward for all, or each its own), clips and steps each member's
+    optimiser on its own parameters, and evaluates, stops early and checkpoints each
+    member on its own schedule."""
+
+    members: Sequence[Member]
+    settings: LoopSettings
+    losses: Losses
+    schedule: Schedule | None
+    started: float
+
+    def run(self, on_step: Callable[[int, StepReport], None] | None) -> list[LoopResult]:
+        """Train until every member stops or ends; their results, in order."""
+        settings = self.settings
+        active = [k for k, m in enumerate(self.members) if m.training(settings)]
+        step = self.members[active[0]].state.step if active else settings.steps
+        session_start, session_step = time.perf_counter(), step
+        while active:
+            for k in active:
+                self.members[k].steps.model.train()
+            losses = self.losses(self.members, self._draw(active))
+            for k in active:
+                self.members[k].optimizer.zero_grad(set_to_none=True)
+            losses.sum().backward()
+            for k in active:
+                member = self.members[k]
+                if settings.clip > 0:
+                    nn.utils.clip_grad_norm_(member.steps.model.parameters(), settings.clip)
+                member.optimizer.step()
+            step += 1
+            values = losses.detach().tolist()
+            for k, value in zip(active, values, strict=True):
+                self.members[k].state.step = step
+                if not math.isfinite(value):
+                    where = "" if len(self.members) == 1 else f"member {k}: "
+                    raise FloatingPointError(f"{where}training loss became {value} at step {step}")
+                self.members[k].state.pending.append(value)
+            due = settings.eval_every > 0 and step % settings.eval_every == 0
+            evaluated = due or step == settings.steps
+            ended = set(active) if step == settings.steps else set()
+            if evaluated:
+                ended |= {k for k in active if self._evaluate(k)}
+            if on_step is not None:
+                rate = (step - session_step) / (time.perf_counter() - session_start)
+                for k, value in zip(active, values, strict=True):
+                    report = self.members[k].metrics if evaluated else None
+                    on_step(k, StepReport(step, settings.steps, value, rate, report))
+            regular = settings.checkpoint_every > 0 and step % settings.checkpoint_every == 0
+            for k in active:
+                if regular or k in ended:  # an ended member's file at once: a crash of
+                    self._save(k)  # the others' steps cannot lose its result
+            active = [k for k in active if k not in ended]
+        return [self._finish(member) for member in self.members]
+
+    def _draw(self, active: list[int]) -> dict[int, Any]:
+        """A training batch for each member ``active``: drawn from its own generator, or,
+        where ``batches_from`` names a member whose generator was in the same state, that
+        member's batch, its own generator moved on as the draw would have moved it."""
+        batches: dict[int, Any] = {}
+        before: dict[int, Mapping[str, Any]] = {}
+        for k in active:
+            member = self.members[k]
+            source, rng = member.batches_from, member.data_rng
+            before[k] = rng.bit_generator.state
+            if source in batches and before[source] == before[k]:
+                batches[k] = batches[source]
+                rng.bit_generator.state = self.members[source].data_rng.bit_generator.state
+            else:
+                batches[k] = member.steps.training_batch(rng)
+        return batches
+
+    def _evaluate(self, k: int) -> bool:
+        """Evaluate member ``k`` on its own model; whether it stops."""
+        member = self.members[k]
+        rng = member.eval_rng(member.state.step)
+        member.metrics = _evaluate(member.steps, self.settings, member.state, rng)
+        value = member.metrics[self.settings.monitor]
+        return _judge(self.settings, member.state, member.steps.model, value, self.schedule)
+
+    def _save(self, k: int) -> None:
+        self.members[k].save(time.perf_counter() - self.started, self.schedule)
+
+    def _finish(self, member: Member) -> LoopResult:
+        """End a member: metrics (if none yet), last checkpoint, the weights to keep."""
+        settings, state = self.settings, member.state
+        if not member.metrics:  # nothing evaluated yet: no step was left to take
+            member.metrics = _evaluate(member.steps, settings, state, member.eval_rng(state.step))
+        if member.saved_step != state.step:
+            member.save(time.perf_counter() - self.started, self.schedule)
+        model = member.steps.model
+        if settings.keep_best and state.best_weights is not None:
+            model.load_state_dict(state.best_weights)
+        model.eval()
+        wall = state.wall_before + time.perf_counter() - self.started
+        stopped = _exhausted(settings, state)
+        return LoopResult(member.metrics, state.history, state.step, stopped, state.best_step, wall)
 
 
 def _evaluate(

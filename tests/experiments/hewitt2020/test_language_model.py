@@ -18,7 +18,7 @@ from memrnn.experiments.hewitt2020 import (
     train_language_model,
 )
 from memrnn.training import DamagedCheckpointWarning
-from memrnn.training.stacked import member_optimizer
+from memrnn.training.optimizers import make_optimizer
 
 SMALL = {"k": 2, "m": 3, "train_tokens": 300, "dev_tokens": 200, "test_tokens": 400}
 
@@ -30,10 +30,10 @@ def test_the_recipe_follows_the_authors_code(monkeypatch: pytest.MonkeyPatch) ->
     made: list[torch.optim.Optimizer] = []
 
     def counted(*args: Any, **kwargs: Any) -> torch.optim.Optimizer:
-        made.append(member_optimizer(*args, **kwargs))
+        made.append(make_optimizer(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(language_model, "member_optimizer", counted)
+    monkeypatch.setattr(language_model, "make_optimizer", counted)
     config = Hewitt2020Config(**SMALL, lr=0.5, max_epochs=40)
     metrics, artifacts, _ = train_language_model(config, None)
     assert len(made) == 1 and type(made[0]) is torch.optim.Adam

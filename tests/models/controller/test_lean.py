@@ -12,8 +12,7 @@ import torch
 from memrnn.models import MemoryRNN
 from memrnn.models.controller import fused, ops
 from memrnn.models.controller.fused import forward
-from memrnn.models.controller.native import python_loops
-from tests.models.controller.test_native import CASES, _case
+from tests.models.controller.cases import CASES, _case
 
 # What a forward hands on besides its backward's buffers: the reads and h (rh), the
 # gates and values (q_all), o' (p_all), the strengths, the values and the last state.
@@ -24,9 +23,8 @@ KEPT = ("rh", "q_all", "p_all", "strengths", "values", "h_last", "c_last", "r_la
 @pytest.mark.parametrize(("memory", "cell", "o_prime"), CASES)
 @pytest.mark.parametrize("members", [None, 3])
 @pytest.mark.parametrize("start", [0, 4])
-@pytest.mark.parametrize("compiled", [True, False])
 def test_a_lean_forward_gives_the_same_outputs(
-    memory: str, cell: str, o_prime: bool, members: int | None, start: int, compiled: bool
+    memory: str, cell: str, o_prime: bool, members: int | None, start: int
 ) -> None:
     inputs, shape, _ = _case(memory, cell, o_prime, members, start, torch.float32, seed=2,
                              t_len=12)  # fmt: skip
@@ -37,11 +35,7 @@ def test_a_lean_forward_gives_the_same_outputs(
         return forward(xw, h0, c0, w_rec, w_p, b_p, w_q, b_q, noise, lean_shape, r0, s0,
                        values0)  # type: ignore[arg-type]  # fmt: skip
 
-    if compiled:
-        full, lean = run(False), run(True)
-    else:
-        with python_loops():
-            full, lean = run(False), run(True)
+    full, lean = run(False), run(True)
     for name in KEPT:
         assert torch.equal(getattr(lean, name), getattr(full, name)), name
     if cell == "lstm":  # lean, one row of gates and cells, written by every step

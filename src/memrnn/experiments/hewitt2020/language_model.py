@@ -30,7 +30,7 @@ from memrnn.models.lstm_lm import LSTMLanguageModel
 from memrnn.tasks.dyck_lm import batch_mean_loss, batches, bracket_closing, loss, perplexity
 from memrnn.training import LoopSettings, train_loop
 from memrnn.training.loop import History
-from memrnn.training.stacked import member_optimizer
+from memrnn.training.optimizers import make_optimizer
 from memrnn.training.streams import data_rng, eval_rng
 
 # The dev loss must fall by more than this to keep a model (absolute), and by this
@@ -88,7 +88,7 @@ def train_language_model(
     ``resume`` is set."""
     splits = lm_splits(config, data)
     model = _initial_model(config)
-    optimizer = member_optimizer("adam", model.parameters(), config.lr, 0.0)
+    optimizer = make_optimizer("adam", model.parameters(), config.lr, 0.0)
     steps = _LanguageModelSteps(model, optimizer, splits, config.batch_size)
     epoch = steps.per_epoch
     result = train_loop(

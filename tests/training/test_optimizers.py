@@ -1,4 +1,4 @@
-"""A run's optimiser (``memrnn.training.stacked.member_optimizer``) takes torch's
+"""A run's optimiser (``memrnn.training.make_optimizer``) takes torch's
 multi-tensor path on a CPU too, and moves the weights exactly as torch's per-tensor loop."""
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ import pytest
 import torch
 from torch import nn
 
-from memrnn.training.stacked import _SINGLE_RUN, member_optimizer
+from memrnn.training.optimizers import OPTIMIZERS, make_optimizer
 
 
-@pytest.mark.parametrize("name", ["adam", "adamw", "rmsprop"])
+@pytest.mark.parametrize("name", ["adam", "adamw", "rmsprop", "sgd"])
 @pytest.mark.parametrize("weight_decay", [0.0, 0.1])
 def test_the_multi_tensor_path_moves_as_the_per_tensor_loop(name: str, weight_decay: float) -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
     other = copy.deepcopy(model)
-    ours = member_optimizer(name, model.parameters(), 0.01, weight_decay)  # type: ignore[arg-type]
-    loop = _SINGLE_RUN[name](other.parameters(), lr=0.01, weight_decay=weight_decay,
+    ours = make_optimizer(name, model.parameters(), 0.01, weight_decay)
+    loop = OPTIMIZERS[name](other.parameters(), lr=0.01, weight_decay=weight_decay,
                              foreach=False)  # fmt: skip
     assert ours.defaults["foreach"] is True
     gen = torch.Generator().manual_seed(1)
@@ -31,3 +31,8 @@ def test_the_multi_tensor_path_moves_as_the_per_tensor_loop(name: str, weight_de
             optimizer.step()
     for a, b in zip(model.parameters(), other.parameters(), strict=True):
         assert torch.equal(a, b)
+
+
+def test_an_unknown_optimizer_is_named() -> None:
+    with pytest.raises(ValueError, match="optimizer: expected one of adam, adamw, rmsprop, sgd"):
+        make_optimizer("lbfgs", nn.Linear(2, 2).parameters(), 0.1)
