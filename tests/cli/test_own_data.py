@@ -97,7 +97,7 @@ def test_the_run_is_in_the_store_and_resumes_exactly(tmp_path: Path) -> None:
     pairs, _ = _files(tmp_path)
     settings: dict[str, Any] = {
         "steps": 6, "seed": 1, "eval_every": 3, "checkpoint_every": 1, "batch_size": 4,
-        "model_options": {"hidden_size": 5}, "model": "gru",
+        "model_options": {"hidden_size": 5}, "model": "gru", "restarts": 1, "quiet": True,
     }  # fmt: skip
     whole = train_on_pairs(pairs, tmp_path / "whole", **settings)
 
@@ -157,7 +157,8 @@ def test_decode_names_an_unknown_token_and_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pairs, _ = _files(tmp_path)
-    train_on_pairs(pairs, tmp_path / "run", steps=1, model="lstm", model_options={"hidden_size": 3})
+    train_on_pairs(pairs, tmp_path / "run", steps=1, model="lstm", model_options={"hidden_size": 3},
+                   restarts=1, quiet=True)  # fmt: skip
     (tmp_path / "new.txt").write_text("a b\nb zz a\n")
     assert main(["decode", str(tmp_path / "run"), str(tmp_path / "new.txt")]) == 2
     err = capsys.readouterr().err

@@ -14,6 +14,7 @@ from memrnn.errors import UserError
 # FitConfig fields that have options of their own, or that the data sets
 _NOT_SET = {
     "model": "--model",
+    "restarts": "--restarts",
     "model_options": "--option",
     "tokens": "--tokens",
     "pairs_sha256": "the pairs file",
@@ -58,30 +59,32 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_fit(args: argparse.Namespace) -> int:
     from memrnn.cli.commands import _writable_folder
-    from memrnn.cli.pairs import fit_into, fit_run
-    from memrnn.cli.progress import progress_bar
+    from memrnn.cli.pairs import DEFAULT_MODELS, fit_candidates, fit_plan
     from memrnn.models.saving import DESCRIPTION, WEIGHTS
     from memrnn.runner.allocator import keep_freed_memory
 
     options = _model_options(args.option)
-    experiment, config, spec = fit_run(
-        args.pairs, args.valid, args.model, options, _settings(args), args.tokens
+    models = args.model or list(DEFAULT_MODELS)
+    plan = fit_plan(
+        args.pairs, args.valid, models, options, _settings(args), args.tokens, args.restarts
     )
     out = _writable_folder(args.out)
     keep_freed_memory()  # as in `memrnn train`
-    with progress_bar(config.steps, args.quiet, args.tensorboard) as bar:
+    print(
+        f"{len(plan.candidates)} candidates ({', '.join(dict.fromkeys(models))}; "
+        f"{args.restarts} restarts each) on {args.pairs}, chosen on {plan.held_out}"
+    )
+    if args.tensorboard is not None:  # checked before any training
+        from memrnn.cli.progress import tensorboard_writer
 
-        def start() -> None:
-            print(f"{args.model} on {args.pairs}, seed {config.seed}, run {spec.key}")
-            bar.start()
-
-        _, output = fit_into(
-            out, experiment, config, spec, resume=args.resume, on_start=start,
-            on_progress=bar.show,
-        )  # fmt: skip
-    for metric, value in sorted(output.metrics.items()):
-        print(f"  {metric:28s} {value:.6g}")
-    print(f"  {'wall seconds':28s} {output.wall_seconds:.1f}")
+        tensorboard_writer(args.tensorboard).close()
+    saved, candidates = fit_candidates(
+        out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard
+    )
+    if args.quiet:  # the table went nowhere: the choice in one line
+        chosen = saved.selection["chosen"]
+        best = next(c for c in candidates if c.name == chosen)
+        print(f"chose {chosen}: held-out sequence accuracy {best.held_out_accuracy:.6g}")
     print(f"saved the model in {out / DESCRIPTION} and {out / WEIGHTS}")
     return 0
 

@@ -13,7 +13,8 @@ is the runner's, and this package is the one above the runner.
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "pairs.tsv").write_text("a b\\tb a\\nb\\tb\\n")
 >>> saved = train_on_pairs(folder / "pairs.tsv", folder / "run", steps=2, eval_every=0,
-...                        model_options={"hidden_size": 4})
+...                        model="stack_lstm", restarts=1, model_options={"hidden_size": 4},
+...                        quiet=True)
 >>> saved.name, saved.task.source_words
 ('stack_lstm', ('a', 'b'))
 """
@@ -24,6 +25,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,12 +36,21 @@ import torch
 from torch import Tensor, nn
 
 from memrnn import __version__
+from memrnn.cli.selection import (
+    Candidate,
+    Split,
+    candidate_seed,
+    choose,
+    gate_blur,
+    hold_out_longest,
+    selection_record,
+    selection_table,
+)
 from memrnn.cli.stored import train_into
 from memrnn.errors import UserError
 from memrnn.experiments.base import (
     Profile,
     RunContext,
-    RunOutput,
     RunRecord,
     RunSpec,
     TrainedExperiment,
@@ -52,6 +63,7 @@ from memrnn.runner.train import Progress, check_config
 from memrnn.tasks.base import TaskBatch
 from memrnn.tasks.text_pairs import TextPair, TextPairsTask, check_tokens, read_pairs
 from memrnn.tasks.text_pairs_decoding import score_pairs
+from memrnn.validation import check_int
 
 EXPERIMENT = "fit"  # the experiment name of these runs in a results store
 PROFILE = "own"  # their profile: the user's own data, not one of an experiment's profiles
@@ -60,9 +72,10 @@ PROFILE = "own"  # their profile: the user's own data, not one of an experiment'
 @dataclass(frozen=True)
 class FitConfig(TrainConfig):
     """The settings of a run on a pairs file: ``TrainConfig``'s, with the recipe of the
-    Quick start as their defaults (AdamW at 0.01 with weight decay 0.1, batches of 32),
-    under which a Stack-LSTM learns the reversal of ``examples/data/reverse.tsv`` in
-    1,500 steps; and
+    Quick start as their defaults (AdamW at 0.01 with weight decay 0.1, batches of 32)
+    and 3,000 steps (on the own-data battery, a Stack-LSTM trained on reversals of 1-8
+    symbols over 4 letters reversed 9-16 symbols exactly 97-100% of the time after 3,000
+    steps, 3-34% after 1,000: ``docs/length-generalisation.md``); and
 
     Attributes:
         model: a registered model that reads token ids.
@@ -75,6 +88,7 @@ class FitConfig(TrainConfig):
             run's key changes with its data ("" for no validation file).
     """
 
+    steps: int = 3000
     batch_size: int = 32
     optimizer: Optimizer = "adamw"
     lr: float = 0.01
@@ -173,110 +187,241 @@ class FitExperiment(TrainedExperiment[FitConfig]):
         return self.steps
 
 
+DEFAULT_MODELS = ("stack_lstm", "queue_lstm", "deque_lstm")
+# Build options each model takes unless the user's options say otherwise. Gate noise
+# (Grefenstette et al.'s quick profile here) makes a leaky push or pop cost loss at the
+# training lengths, so training drives the gates to 0 and 1: a Queue-LSTM copying 1-8
+# symbols over 6 letters copied 9-16 exactly 100% of the time with it, 41-48% without
+# (docs/length-generalisation.md).
+MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "queue_lstm": {"gate_noise": 1.0},
+    "deque_lstm": {"gate_noise": 1.0},
+}
+DEFAULT_RESTARTS = 2
+MAX_RESTARTS = 100
+TRAIN_SCORED = 200  # training pairs each candidate is scored on
+
+
 def _sha256(path: str | os.PathLike[str] | None) -> str:
     return "" if path is None else hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def fit_run(
+@dataclass(frozen=True)
+class FitPlan:
+    """What ``memrnn fit`` will train, checked before anything is trained or written.
+
+    Attributes:
+        experiment: the pairs trained on (``split.train``) and evaluated on (the held-out
+            pairs, or the ``--valid`` file's).
+        candidates: each candidate's checked config and run.
+        split: the training file split into the pairs trained on and those held out.
+        held_out: what the candidates are chosen on, in words.
+    """
+
+    experiment: FitExperiment
+    candidates: tuple[tuple[FitConfig, RunSpec], ...]
+    split: Split
+    held_out: str
+
+
+def fit_plan(
     pairs: str | os.PathLike[str],
     valid: str | os.PathLike[str] | None,
-    model: str,
+    models: Sequence[str],
     model_options: Mapping[str, Any] | None,
     settings: Mapping[str, Any],
     tokens: str = "words",
-) -> tuple[FitExperiment, FitConfig, RunSpec]:
-    """The experiment, checked config and run of training ``model`` on the file
-    ``pairs`` split into ``tokens``. Everything is checked here, before any training or
-    file is made: the files, the settings, and the model's build options (the model is
-    built once and thrown away)."""
+    restarts: int = DEFAULT_RESTARTS,
+) -> FitPlan:
+    """The candidates of training ``models`` (``restarts`` runs of each) on the file
+    ``pairs`` split into ``tokens``, chosen on ``valid`` if given, else on the pairs of
+    the longest sources (:func:`hold_out_longest`), which are then not trained on.
+    Everything is checked here, before any training or file is made: the files, the
+    settings, and each model's build options (each model is built once and thrown away).
+    """
     tokenisation = check_tokens(tokens)
-    task = TextPairsTask.from_file(pairs, tokenisation)
-    experiment = FitExperiment(task, read_pairs(valid, tokenisation) if valid is not None else ())
-    options = json.dumps(dict(model_options or {}), sort_keys=True)
+    try:
+        check_int("restarts", restarts, 1, MAX_RESTARTS)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    if not models:
+        raise UserError("models: expected at least one model")
+    read = read_pairs(pairs, tokenisation)
+    whole = TextPairsTask.from_pairs(read, tokenisation)
+    checked = read_pairs(valid, tokenisation) if valid is not None else ()
+    split = hold_out_longest(read) if valid is None else Split(tuple(read), (), "")
+    train = TextPairsTask(
+        whole.source_words, whole.target_words,
+        (min(len(p.source) for p in split.train), max(len(p.source) for p in split.train)),
+        whole.longest_target, split.train, tokenisation,
+    )  # fmt: skip
+    evaluated = checked or split.held_out
+    experiment = FitExperiment(train, evaluated)
+    if valid is not None:
+        held_out = f"{valid} ({len(checked)} pairs)"
+    elif split.held_out:
+        held_out = f"{split.description}, not trained on"
+    else:
+        held_out = f"{split.description}; chosen on training pairs"
     data = {
-        "model": model,
-        "model_options": options,
         "tokens": tokenisation,
         "pairs_sha256": _sha256(pairs),
         "valid_sha256": _sha256(valid),
     }
-    known = [f.name for f in dataclasses.fields(FitConfig) if f.name not in data]
+    known = [
+        f.name
+        for f in dataclasses.fields(FitConfig)
+        if f.name not in {*data, "model", "model_options"}
+    ]
     unknown = sorted(set(settings) - set(known))
     if unknown:
         raise UserError(f"unknown setting {unknown[0]}; the settings are {', '.join(known)}")
-    config = FitConfig(**{**settings, **data})
-    check_config(experiment, config)
-    try:
-        with torch.random.fork_rng(devices=[]):  # the run's own weights are drawn later
-            build_model_for(model, task, **config.options())
-    except (ValueError, TypeError) as error:
-        raise UserError(f"model options: {error}") from None
-    spec = RunSpec(EXPERIMENT, Path(pairs).name, PROFILE, config.to_dict(), model, "text_pairs")
-    return experiment, config, spec
+    seed = int(settings.get("seed", FitConfig.seed))
+    models = list(dict.fromkeys(models))  # each model once, in the order given
+    candidates = []
+    for restart in range(restarts):  # every model's first run, then every second ...
+        for model in models:
+            options = {**MODEL_DEFAULTS.get(model, {}), **(model_options or {})}
+            given = {**settings, "seed": candidate_seed(seed, restart)}
+            built = {"model": model, "model_options": json.dumps(options, sort_keys=True)}
+            config = FitConfig(**{**given, **data, **built})
+            check_config(experiment, config)
+            spec = RunSpec(
+                EXPERIMENT, Path(pairs).name, PROFILE, config.to_dict(), model, "text_pairs"
+            )
+            candidates.append((config, spec))
+    for config, _ in candidates[: len(models)]:
+        try:
+            with torch.random.fork_rng(devices=[]):  # the runs' own weights are drawn later
+                build_model_for(config.model, train, **config.options())
+        except (ValueError, TypeError) as error:
+            raise UserError(f"model options: {error}") from None
+    return FitPlan(experiment, tuple(candidates), split, held_out)
 
 
 def train_on_pairs(
     pairs: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    model: str = "stack_lstm",
+    model: str | Sequence[str] = DEFAULT_MODELS,
     model_options: Mapping[str, Any] | None = None,
     valid: str | os.PathLike[str] | None = None,
     tokens: str = "words",
+    restarts: int = DEFAULT_RESTARTS,
     resume: bool = False,
+    quiet: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
     **settings: Any,
 ) -> SavedModel:
-    """Train ``model`` on the pairs file ``pairs`` (``source<TAB>target`` a line,
-    :mod:`memrnn.tasks.text_pairs`) in the folder ``out``, save it there and return it.
+    """Train candidates on the pairs file ``pairs`` (``source<TAB>target`` a line,
+    :mod:`memrnn.tasks.text_pairs`) in the folder ``out``, keep the one that does best on
+    longer sources than it trained on, save it there and return it.
+
+    Each model of ``model`` trains up to ``restarts`` times (seeds ``1000 * seed +
+    restart``), every model's first run before any second one, on all but a tenth of
+    the pairs; the candidate with the best sequence accuracy on the pairs held out, those
+    with the longest sources (:mod:`memrnn.cli.selection`), or on ``valid``, is saved,
+    with every candidate's figures in its ``model.json`` (``selection``); among
+    candidates equally right, the one whose memory gates are nearest 0 and 1. The first
+    candidate that decodes every held-out pair exactly with gates at 0 or 1 ends the
+    search.
 
     Args:
         pairs: the training pairs.
-        out: the run folder: results store, checkpoint, saved model.
-        model: a registered model that reads token ids (``model_names("tokens")``).
-        model_options: its build options (``hidden_size=...``); the registry's small
-            defaults otherwise.
-        valid: a pairs file to evaluate on (every pair, by greedy decoding); without
-            one, each evaluation scores ``eval_size`` pairs drawn from ``pairs``.
+        out: the run folder: results store, checkpoints, saved model.
+        model: a registered model that reads tokens (``model_names("tokens")``), or
+            several; by default the Stack-, Queue- and DeQue-LSTM.
+        model_options: build options for every model (``hidden_size=...``), over
+            ``MODEL_DEFAULTS`` (gate noise for the queue and the deque) and the
+            registry's small defaults.
+        valid: a pairs file to choose on (every pair, by greedy decoding); then every
+            pair of ``pairs`` is trained on.
         tokens: what a token of the files is: ``"words"`` (separated by spaces) or
             ``"chars"``.
-        resume: continue from the folder's checkpoint of the same run, if there is one.
-        on_progress: called after every step.
+        restarts: runs of each model, 1 to 100.
+        resume: continue each candidate from the folder's checkpoint of it, if any.
+        quiet: no progress bar and no table of the candidates (both on stderr).
+        on_progress: called after every step of every candidate.
         settings: ``FitConfig`` fields: ``steps``, ``seed``, ``batch_size``, ``lr``, ...
 
     Returns:
-        The trained model (in eval mode, on the run's device), its task and options.
+        The chosen model (in eval mode, on the run's device), its task and options.
 
     Raises:
         UserError: (a ValueError) a mistake in a file (named with its line), an unknown
             model or setting, a bad value, a folder another process works in.
     """
-    experiment, config, spec = fit_run(pairs, valid, model, model_options, settings, tokens)
-    trained, _ = fit_into(
-        Path(out), experiment, config, spec, resume=resume, on_progress=on_progress
-    )
-    task = experiment.task
-    return SavedModel(trained, model, config.options(), task, task.options(), __version__)
+    models = [model] if isinstance(model, str) else list(model)
+    plan = fit_plan(pairs, valid, models, model_options, settings, tokens, restarts)
+    saved, _ = fit_candidates(Path(out), plan, resume=resume, quiet=quiet,
+                              on_progress=on_progress)  # fmt: skip
+    return saved
 
 
-def fit_into(
+def fit_candidates(
     out: Path,
-    experiment: FitExperiment,
-    config: FitConfig,
-    spec: RunSpec,
+    plan: FitPlan,
     *,
     resume: bool,
-    on_start: Callable[[], None] | None = None,
+    quiet: bool,
     on_progress: Callable[[Progress], None] | None = None,
-) -> tuple[nn.Module, RunOutput]:
-    """Carry out the run ``spec`` of ``fit_run`` in ``out`` (``train_into``), save its
-    model there, and return the model (in eval mode) and the run's output."""
-    output = train_into(
-        out, experiment, spec, config, data=None, resume=resume, on_start=on_start,
-        on_progress=on_progress,
-    )  # fmt: skip
-    if experiment.steps is None:
-        raise RuntimeError("the runner returned without building the run")
-    trained = experiment.steps.model.eval()
-    save_model(out, trained, task=experiment.task)
-    return trained, output
+    tensorboard: Path | None = None,
+) -> tuple[SavedModel, list[Candidate]]:
+    """Train the candidates of ``plan`` in turn in ``out`` (each one run of its results
+    store, with its checkpoint), score each on its training pairs and the held-out pairs,
+    save the best (:func:`~memrnn.cli.selection.choose`) in ``out`` with the record of
+    the choice, and show the candidates' table on stderr unless ``quiet``. The first
+    candidate that decodes every held-out pair exactly with gates at 0 or 1 ends the
+    search (``Candidate.settles``)."""
+    from memrnn.cli.progress import progress_bar
+
+    experiment, task = plan.experiment, plan.experiment.task
+    drawn = np.random.default_rng(0).permutation(len(task.pairs))[:TRAIN_SCORED]
+    scored = [task.pairs[i] for i in sorted(drawn)]
+    candidates: list[Candidate] = []
+    models: list[nn.Module] = []
+    for i, (config, spec) in enumerate(plan.candidates):
+        restart = i // len({c.model for c, _ in plan.candidates})
+        with progress_bar(config.steps, quiet, tensorboard and tensorboard / spec.key) as bar:
+
+            def start(config: FitConfig = config, bar: Any = bar, i: int = i) -> None:
+                if not quiet:
+                    print(f"candidate {i + 1} of {len(plan.candidates)}: {config.model}, "
+                          f"seed {config.seed}", file=sys.stderr)  # fmt: skip
+                bar.start()
+
+            def progress(p: Progress, bar: Any = bar) -> None:
+                bar.show(p)
+                if on_progress is not None:
+                    on_progress(p)
+
+            output = train_into(
+                out, experiment, spec, config, data=None, resume=resume, on_start=start,
+                on_progress=progress,
+            )  # fmt: skip
+        if experiment.steps is None:
+            raise RuntimeError("the runner returned without building the run")
+        trained = experiment.steps.model.eval()
+        held = output.metrics if plan.split.held_out or experiment.valid else None
+        if held is None:  # nothing held out: chosen on the training pairs
+            held = score_pairs(task, trained, scored)
+        candidates.append(Candidate(
+            config.model, restart, config.seed,
+            score_pairs(task, trained, scored)["sequence_accuracy"],
+            held["sequence_accuracy"], held["token_accuracy"], held["loss"],
+            gate_blur(task, trained, experiment.valid or scored),
+            round(output.wall_seconds, 1),
+        ))  # fmt: skip
+        models.append(trained)
+        if candidates[-1].settles():
+            break
+    chosen = choose(candidates)
+    config = plan.candidates[chosen][0]
+    record = selection_record(candidates, chosen, plan.held_out, len(plan.candidates))
+    save_model(out, models[chosen], task=task, selection=record)
+    if not quiet:
+        print(selection_table(candidates, chosen, plan.held_out, len(plan.candidates)),
+              file=sys.stderr)  # fmt: skip
+    saved = SavedModel(models[chosen], config.model, config.options(), task, task.options(),
+                       __version__, record)  # fmt: skip
+    return saved, candidates

@@ -218,24 +218,37 @@ def _add_pair_commands(subcommands: Any) -> None:
     """``fit``, ``decode`` and ``score``: a model on your own pairs."""
     fit = subcommands.add_parser(
         "fit",
-        help="train a model on your own pairs file",
-        description="Train a registered model that reads tokens on PAIRS ("
+        help="train models on your own pairs file and keep the one that generalises best",
+        description="Train candidates (each --model, --restarts times) on PAIRS ("
         + PAIRS_FORMAT
-        + "), with a progress bar, a checkpoint (--resume continues an interrupted run) "
-        "and the run in OUT/store.sqlite; then save it in OUT (model.safetensors and "
-        "model.json: the weights, and the model, its options and vocabularies). The "
-        "vocabularies are the file's tokens, sorted. `memrnn decode OUT` and `memrnn "
-        "score OUT` use it; from Python, memrnn.models.load_model(OUT).",
+        + ") and keep the one with the best sequence accuracy on longer sources than it "
+        "trained on: the pairs of the longest sources, held out from training, or --valid. "
+        "Each candidate has a progress bar, a checkpoint (--resume continues an "
+        "interrupted fit) and its run in OUT/store.sqlite; a table then shows each one's "
+        "training and held-out accuracy and warns when none generalises. The chosen model "
+        "is saved in OUT (model.safetensors and model.json: the weights, and the model, "
+        "its options, vocabularies and the choice). The vocabularies are the file's "
+        "tokens, sorted. `memrnn decode OUT` and `memrnn score OUT` use it; from Python, "
+        "memrnn.models.load_model(OUT).",
     )
     fit.add_argument("pairs", type=Path, help="the training pairs")
     fit.add_argument(
-        "--model", default="stack_lstm", help="a registered model that reads tokens "
-        "(default: stack_lstm)"
+        "--model", action="append", metavar="NAME", help="a registered model that reads "
+        "tokens; repeat for several (default: stack_lstm, queue_lstm and deque_lstm)"
+    )  # fmt: skip
+    fit.add_argument(
+        "--restarts", type=_count, default=2, help="runs of each model, each with its own "
+        "seed; the one that does best on the held-out pairs is kept (default: 2)"
     )  # fmt: skip
     fit.add_argument("--out", type=Path, required=True, help="the run folder")
-    fit.add_argument("--steps", type=_count, help="optimiser steps (default: 1000)")
+    fit.add_argument(
+        "--steps", type=_count, help="optimiser steps of each candidate (default: 3000)"
+    )
     fit.add_argument("--seed", type=_seed, help="seeds the weights and the batches (default: 0)")
-    fit.add_argument("--valid", type=Path, metavar="FILE", help="pairs to evaluate on")
+    fit.add_argument(
+        "--valid", type=Path, metavar="FILE", help="pairs to choose the model on (default: "
+        "the training pairs with the longest sources, held out from training)"
+    )  # fmt: skip
     fit.add_argument(
         "--tokens",
         choices=("words", "chars"),

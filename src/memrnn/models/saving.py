@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,8 @@ class SavedModel:
             it was saved without one.
         task_options: what rebuilds ``task`` (empty without one).
         version: the memrnn version that saved it.
+        selection: how ``memrnn fit`` chose it among its candidates (empty for a model
+            saved otherwise): ``chosen``, ``held_out`` and each candidate's figures.
     """
 
     model: nn.Module
@@ -66,6 +68,7 @@ class SavedModel:
     task: Task | None
     task_options: Mapping[str, Any]
     version: str
+    selection: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _json_text(name: str, value: object) -> str:
@@ -165,6 +168,7 @@ def save_model(
     *,
     task: Task | str | None = None,
     task_options: Mapping[str, Any] | None = None,
+    selection: Mapping[str, Any] | None = None,
 ) -> Path:
     """Save ``model`` to ``folder`` (made if missing); return the description's path.
 
@@ -173,7 +177,8 @@ def save_model(
     ``options``, if given, must agree with them. A model made otherwise needs ``name``,
     its ``options`` and a ``task``. ``task`` (optional for the first kind) is a
     ``TextPairsTask`` (its vocabularies are saved) or the name of a registered task made
-    with ``task_options``; :func:`load_model` gives it back.
+    with ``task_options``; :func:`load_model` gives it back, and ``selection`` (what
+    ``memrnn fit`` chose among, JSON-able), if given.
 
     >>> import tempfile
     >>> from memrnn.models import build_model_for
@@ -205,6 +210,8 @@ def save_model(
         "task": _task_entry(task, task_options),
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
     }
+    if selection:
+        description["selection"] = dict(selection)
     text = _json_text("options", description)
     write_atomic(folder / WEIGHTS, lambda f: f.write(blob))
     write_atomic(folder / DESCRIPTION, lambda f: f.write(text.encode() + b"\n"))
@@ -237,6 +244,7 @@ def _description(path: Path) -> dict[str, Any]:
         "task": (dict, type(None)),
         "memrnn_version": (str,),
         "weights_sha256": (str,),
+        "selection": (dict, type(None)),
     }
     for key, kind in kinds.items():
         if not isinstance(found.get(key), kind):
@@ -306,4 +314,5 @@ def load_model(folder: str | os.PathLike[str], device: str | torch.device = "cpu
         task,
         entry["options"] if entry is not None else {},
         found["memrnn_version"],
+        found.get("selection") or {},
     )
