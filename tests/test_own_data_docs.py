@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from memrnn.cli import main
-from memrnn.cli.pairs import DEFAULT_MODELS
+from memrnn.cli.selection import DEFAULT_MODELS
 from tests.cli.test_own_data import saved_models
 from tests.test_docs import DOCS, README, ROOT, fenced_blocks, section
 

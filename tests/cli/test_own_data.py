@@ -14,7 +14,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-import memrnn.cli.pairs as pairs_module
+import memrnn.cli.candidates as candidates_module
 from memrnn.cli import main
 from memrnn.cli.commands import QUICK_MINUTES
 from memrnn.cli.pairs import EXPERIMENT, train_on_pairs
@@ -47,13 +47,13 @@ save_file({"logits": logits.contiguous()}, sys.argv[3])
 def saved_models(monkeypatch: pytest.MonkeyPatch) -> list[torch.nn.Module]:
     """The models ``memrnn fit`` saves from now on, as the training process holds them."""
     trained: list[torch.nn.Module] = []
-    save_model = pairs_module.save_model
+    save_model = candidates_module.save_model
 
     def keep(folder: Path, model: torch.nn.Module, *args: Any, **kwargs: Any) -> Path:
         trained.append(model)
         return save_model(folder, model, *args, **kwargs)
 
-    monkeypatch.setattr(pairs_module, "save_model", keep)
+    monkeypatch.setattr(candidates_module, "save_model", keep)
     return trained
 
 

@@ -89,11 +89,13 @@ def test_the_table_warns_when_nothing_generalises() -> None:
 def test_a_perfect_candidate_ends_the_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import memrnn.cli.candidates as candidates_module
     import memrnn.cli.pairs as pairs_module
 
     perfect = {"sequence_accuracy": 1.0, "token_accuracy": 1.0, "loss": 0.0}
-    monkeypatch.setattr(pairs_module, "score_pairs", lambda *args: perfect)
-    monkeypatch.setattr(pairs_module, "gate_blur", lambda *args: 0.01)
+    for module in (pairs_module, candidates_module):  # evaluations, then the choice
+        monkeypatch.setattr(module, "score_pairs", lambda *args: perfect)
+    monkeypatch.setattr(candidates_module, "gate_blur", lambda *args: 0.01)
     lines = [f"{'ab' * n}\t{'ba' * n}" for n in range(1, 7)] * 5
     (tmp_path / "pairs.tsv").write_text("".join(f"{line}\n" for line in lines))
     saved = train_on_pairs(tmp_path / "pairs.tsv", tmp_path / "run", restarts=3, tokens="chars",

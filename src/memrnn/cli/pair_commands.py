@@ -58,8 +58,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_fit(args: argparse.Namespace) -> int:
+    from memrnn.cli.candidates import fit_candidates, fit_plan
     from memrnn.cli.commands import _writable_folder
-    from memrnn.cli.pairs import DEFAULT_MODELS, fit_candidates, fit_plan
+    from memrnn.cli.selection import DEFAULT_MODELS
     from memrnn.models.saving import DESCRIPTION, WEIGHTS
     from memrnn.runner.allocator import keep_freed_memory
 

@@ -19,7 +19,13 @@ def test_smoke_reproduce_writes_a_row_per_pair_and_the_figures(tmp_path: Path) -
     ran = {(s.tags["model"], s.tags["task"]) for s in summary.finished}
     assert pairs == ran
     assert all(0.0 <= r["value"] <= 1.0 for r in rows if r["table"] == "matrix")
-    assert {r["table"] for r in rows} == {"matrix", "matrix_median", "seconds"}
+    assert {r["table"] for r in rows} == {
+        "matrix",
+        "matrix_median",
+        "matrix_chosen",
+        "matrix_generalising",
+        "seconds",
+    }
     names = {p.name for p in (tmp_path / "figures").iterdir()}
     assert names == {"matrix-smoke-heatmap.png", "matrix-smoke-accuracy-by-length.png"}
     report = (tmp_path / "report.md").read_text()

@@ -13,7 +13,7 @@ from memrnn.experiments.matrix.findings import (
     report_findings,
 )
 from memrnn.experiments.matrix.protocol import every_task, protocol
-from memrnn.experiments.matrix.tables import score_tables, selected
+from memrnn.experiments.matrix.tables import chosen_run, generalising, score_tables, selected
 
 
 def record(model: str, task: str, lr: float, seed: int, train: float, test: float) -> RunRecord:
@@ -36,12 +36,29 @@ def test_selection_reads_the_training_lengths_never_the_test_lengths() -> None:
 def test_cells_show_the_best_seed_the_median_and_the_time() -> None:
     runs = [record("lstm", "reversal", 1e-3, seed, 0.9, test) for seed, test in
             enumerate((0.2, 0.6, 0.95))]  # fmt: skip
-    matrix, median, seconds = score_tables(runs)
+    matrix, median, chosen, share, seconds = score_tables(runs)
     assert matrix.rows["lstm"]["reversal"].value == 0.95
     assert matrix.rows["lstm"]["reversal"].bold  # solved, at 90% or more
     assert median.rows["lstm"]["reversal"].value == 0.6
     assert seconds.rows["lstm"]["reversal"].value == 6.0
     assert matrix.columns == ["reversal"] and matrix.name == "matrix"
+    assert chosen.rows["lstm"]["reversal"].value == 0.2  # equal on training lengths: the first
+    assert share.rows["lstm"]["reversal"].value == 1 / 3
+
+
+def test_the_chosen_run_is_the_best_on_the_training_lengths_over_seeds_and_rates() -> None:
+    runs = [
+        record("stack_lstm", "reversal", 1e-3, 0, train=0.95, test=1.0),  # best on test
+        record("stack_lstm", "reversal", 3e-3, 0, train=0.9, test=0.3),
+        record("stack_lstm", "reversal", 1e-3, 1, train=0.99, test=0.7),
+        record("stack_lstm", "reversal", 3e-3, 1, train=0.5, test=0.95),
+    ]
+    assert chosen_run(runs).metrics["test_score"] == 0.7  # never the test lengths
+    assert generalising(runs) == 0.5
+    tables = {t.name: t for t in score_tables(runs)}
+    assert tables["matrix"].rows["stack_lstm"]["reversal"].value == 1.0  # best seed
+    assert tables["matrix_chosen"].rows["stack_lstm"]["reversal"].value == 0.7
+    assert tables["matrix_generalising"].rows["stack_lstm"]["reversal"].value == 0.5
 
 
 def test_the_predictions_are_judged_from_the_scores() -> None:
