@@ -167,7 +167,8 @@ def fit_candidates(
     models: list[nn.Module] = []
     for i, (config, spec) in enumerate(plan.candidates):
         restart = i // len({c.model for c, _ in plan.candidates})
-        with progress_bar(config.steps, quiet, tensorboard and tensorboard / spec.key) as bar:
+        events = tensorboard / f"{config.model}-{restart}" if tensorboard else None
+        with progress_bar(config.steps, quiet, events) as bar:
 
             def start(config: FitConfig = config, bar: Any = bar, i: int = i) -> None:
                 if not quiet:
