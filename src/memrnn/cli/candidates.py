@@ -188,12 +188,11 @@ def fit_candidates(
         if experiment.steps is None:
             raise RuntimeError("the runner returned without building the run")
         trained = experiment.steps.model.eval()
-        held = output.metrics if plan.split.held_out or experiment.valid else None
-        if held is None:  # nothing held out: chosen on the training pairs
-            held = score_pairs(task, trained, scored)
+        on_train = score_pairs(task, trained, scored)
+        # the last evaluation scored the held-out pairs; with none, chosen on training pairs
+        held = output.metrics if experiment.valid else on_train
         candidates.append(Candidate(
-            config.model, restart, config.seed,
-            score_pairs(task, trained, scored)["sequence_accuracy"],
+            config.model, restart, config.seed, on_train["sequence_accuracy"],
             held["sequence_accuracy"], held["token_accuracy"], held["loss"],
             gate_blur(task, trained, experiment.valid or scored),
             round(output.wall_seconds, 1),
