@@ -75,10 +75,6 @@ def run_fit(args: argparse.Namespace) -> int:
         f"{len(plan.candidates)} candidates ({', '.join(dict.fromkeys(models))}; "
         f"{args.restarts} restarts each) on {args.pairs}, chosen on {plan.held_out}"
     )
-    if args.tensorboard is not None:  # checked before any training
-        from memrnn.cli.progress import tensorboard_writer
-
-        tensorboard_writer(args.tensorboard).close()
     saved, candidates = fit_candidates(
         out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard
     )
