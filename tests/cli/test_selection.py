@@ -212,3 +212,31 @@ def test_a_battery_task_runs_at_smoke_size(tmp_path: Path) -> None:
     assert row["task"] == "reverse2" and row["chosen"].endswith("#0")
     assert 0 <= row["test"] <= 1 and 0 <= row["train"] <= 1
     assert "memory (task, seed) pairs at test sequence accuracy" in done.stdout
+
+
+@pytest.mark.parametrize("rounded_score", [1.0, 0.25])
+def test_rounded_gates_are_kept_where_the_held_out_pairs_do_as_well(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rounded_score: float
+) -> None:
+    import memrnn.cli.candidates as candidates_module
+    import memrnn.cli.pairs as pairs_module
+
+    def score(task: object, model: torch.nn.Module, pairs: object) -> dict[str, float]:
+        rounds = model.core.round_gates  # type: ignore[union-attr]
+        accuracy = rounded_score if rounds else 0.5
+        return {"sequence_accuracy": accuracy, "token_accuracy": accuracy, "loss": 1.0}
+
+    for module in (pairs_module, candidates_module):  # evaluations, then the choice
+        monkeypatch.setattr(module, "score_pairs", score)
+    lines = [f"{'ab' * n}\t{'ba' * n}" for n in range(1, 7)] * 5
+    (tmp_path / "pairs.tsv").write_text("".join(f"{line}\n" for line in lines))
+    (tmp_path / "valid.tsv").write_text("abababab\tbabababa\n")
+    saved = train_on_pairs(tmp_path / "pairs.tsv", tmp_path / "run", model="stack_lstm",
+                           restarts=1, tokens="chars", steps=1, eval_every=0, quiet=True,
+                           valid=tmp_path / "valid.tsv", model_options=TINY)  # fmt: skip
+    (candidate,) = saved.selection["candidates"]
+    kept = rounded_score >= 0.5
+    assert candidate["rounded"] is kept and candidate["held_out_accuracy"] == max(rounded_score, 0.5)
+    loaded = load_model(tmp_path / "run")
+    assert loaded.options.get("round_gates", False) is kept and saved.options == loaded.options
+    assert loaded.model.core.round_gates is kept  # type: ignore[union-attr]

@@ -36,7 +36,8 @@ from memrnn.cli.selection import (
 from memrnn.cli.stored import train_into
 from memrnn.errors import UserError
 from memrnn.experiments.base import RunSpec
-from memrnn.models.registry import build_model_for
+from memrnn.models.controller.network import MemoryRNN
+from memrnn.models.registry import build_model_for, model_build
 from memrnn.models.saving import SavedModel, save_model
 from memrnn.runner.train import Progress, check_config
 from memrnn.tasks.text_pairs import TextPairsTask, check_tokens, read_pairs
@@ -143,6 +144,20 @@ def fit_plan(
     return FitPlan(experiment, tuple(candidates), split, held_out)
 
 
+def with_rounded_gates(config: FitConfig, task: TextPairsTask, model: nn.Module) -> nn.Module | None:
+    """``model`` (trained, in evaluation mode) rebuilt with ``round_gates=True``, so that
+    it pushes and pops whole values; None for a model with no gates to round."""
+    options = config.options()
+    if options.get("round_gates") or not any(isinstance(m, MemoryRNN) for m in model.modules()):
+        return None
+    try:
+        rounded = build_model_for(config.model, task, **{**options, "round_gates": True})
+    except (TypeError, ValueError):  # a registered model that does not take the option
+        return None
+    rounded.load_state_dict(model.state_dict())
+    return rounded.to(next(model.parameters()).device).eval()
+
+
 def fit_candidates(
     out: Path,
     plan: FitPlan,
@@ -191,11 +206,19 @@ def fit_candidates(
         on_train = score_pairs(task, trained, scored)
         # the last evaluation scored the held-out pairs; with none, chosen on training pairs
         held = output.metrics if experiment.valid else on_train
+        blur = gate_blur(task, trained, experiment.valid or scored)
+        rounded = with_rounded_gates(config, task, trained)
+        if rounded is not None:  # kept where it does as well on the held-out pairs
+            on_rounded = score_pairs(task, rounded, experiment.valid or scored)
+            if on_rounded["sequence_accuracy"] < held["sequence_accuracy"]:
+                rounded = None
+            else:
+                trained, held = rounded, on_rounded
+                on_train = score_pairs(task, rounded, scored) if experiment.valid else held
         candidates.append(Candidate(
             config.model, restart, config.seed, on_train["sequence_accuracy"],
-            held["sequence_accuracy"], held["token_accuracy"], held["loss"],
-            gate_blur(task, trained, experiment.valid or scored),
-            round(output.wall_seconds, 1),
+            held["sequence_accuracy"], held["token_accuracy"], held["loss"], blur,
+            round(output.wall_seconds, 1), rounded is not None,
         ))  # fmt: skip
         models.append(trained)
         if candidates[-1].settles():
@@ -207,6 +230,8 @@ def fit_candidates(
     if not quiet:
         print(selection_table(candidates, chosen, plan.held_out, len(plan.candidates)),
               file=sys.stderr)  # fmt: skip
-    saved = SavedModel(models[chosen], config.model, config.options(), task, task.options(),
+    built = model_build(models[chosen])
+    options = dict(built.options) if built is not None else config.options()
+    saved = SavedModel(models[chosen], config.model, options, task, task.options(),
                        __version__, record)  # fmt: skip
     return saved, candidates

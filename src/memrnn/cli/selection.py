@@ -126,8 +126,11 @@ class Candidate:
         held_out_accuracy: sequence accuracy on the held-out pairs.
         held_out_token_accuracy: token accuracy on them.
         held_out_loss: teacher-forced loss on them.
-        gate_blur: :func:`gate_blur` on them (NaN for a model without gates).
+        gate_blur: :func:`gate_blur` on them (NaN for a model without gates), with the
+            gates as trained, before any rounding.
         seconds: its training wall time.
+        rounded: whether its gates are rounded to 0 or 1 when it decodes
+            (``round_gates``): chosen where the held-out pairs do at least as well so.
     """
 
     model: str
@@ -139,6 +142,7 @@ class Candidate:
     held_out_loss: float
     gate_blur: float
     seconds: float
+    rounded: bool = False
 
     @property
     def name(self) -> str:
@@ -206,14 +210,16 @@ def selection_table(
     lines = [f"held out: {held_out}"]
     lines.append(
         f"  {'candidate':18s} {'seed':>6s} {'train acc':>9s} {'held-out acc':>12s} "
-        f"{'gate blur':>9s} {'s':>6s}"
+        f"{'gate blur':>9s} {'gates':>7s} {'s':>6s}"
     )
     for i, c in enumerate(candidates):
         mark = "  <- chosen" if i == chosen else ""
-        blur = f"{c.gate_blur:.3f}" if math.isfinite(c.gate_blur) else "-"
+        blur, gates = "-", "-"
+        if math.isfinite(c.gate_blur):
+            blur, gates = f"{c.gate_blur:.3f}", "rounded" if c.rounded else "soft"
         lines.append(
             f"  {c.name:18s} {c.seed:6d} {c.train_accuracy:9.3f} {c.held_out_accuracy:12.3f} "
-            f"{blur:>9s} {c.seconds:6.1f}{mark}"
+            f"{blur:>9s} {gates:>7s} {c.seconds:6.1f}{mark}"
         )
     best = candidates[chosen]
     if len(candidates) < planned:

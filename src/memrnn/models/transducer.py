@@ -55,6 +55,8 @@ class MemoryAugmentedLSTM(nn.Module):
         pop_bias, push_bias: initial biases of the pop and push gates.
         gate_noise: training-mode noise on the gates' pre-activations (``MemoryRNN``).
         bottom_push_bias: a deque's bottom end's initial push bias (default ``push_bias``).
+        round_gates: in evaluation mode, push and pop strengths rounded to 0 or 1
+            (``MemoryRNN``).
     """
 
     accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
@@ -72,6 +74,7 @@ class MemoryAugmentedLSTM(nn.Module):
         push_bias: float = 0.0,
         gate_noise: float = 0.0,
         bottom_push_bias: float | None = None,
+        round_gates: bool = False,
     ) -> None:
         super().__init__()
         check_sizes(
@@ -95,6 +98,7 @@ class MemoryAugmentedLSTM(nn.Module):
             pop_bias=pop_bias,
             gate_noise=gate_noise,
             bottom_push_bias=bottom_push_bias,
+            round_gates=round_gates,
         )
         self.output = nn.Linear(embedding, output_vocab)
 

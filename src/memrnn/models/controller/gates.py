@@ -36,13 +36,16 @@ class MemoryGates(nn.Module):
         nn.init.constant_(self.pop.bias, pop_bias)
 
     def forward(
-        self, o_prime: Tensor, noise: Tensor | None = None
+        self, o_prime: Tensor, noise: Tensor | None = None, rounded: bool = False
     ) -> tuple[Tensor, Tensor, Tensor]:
         """(value (B, m), push (B,), pop (B,)) from o'_t (B, H'); ``noise`` (B, 2), if
-        given, is added to the push and pop pre-activations."""
+        given, is added to the push and pop pre-activations; ``rounded`` rounds the push
+        and pop strengths to 0 or 1 (0.5 to 0)."""
         push = self.push(o_prime).squeeze(-1)
         pop = self.pop(o_prime).squeeze(-1)
         if noise is not None:
             push, pop = push + noise[:, 0], pop + noise[:, 1]
         push, pop = torch.sigmoid(push), torch.sigmoid(pop)
+        if rounded:
+            push, pop = push.round(), pop.round()
         return torch.tanh(self.value(o_prime)), push, pop

@@ -76,6 +76,12 @@ class MemoryRNN(nn.Module):
             every push and pop pre-activation (0: none, the paper's model). Not in the
             paper: a training aid that drives the gates towards 0 and 1, so that small
             leaks, harmless at the training lengths, do not pile up on longer inputs.
+        round_gates: in evaluation mode, round every push and pop strength to 0 or 1
+            (0.5 to 0), running ``step`` at each time step as ``stepwise=True`` does.
+            Not in the paper: a model whose gates are near 0 and 1 then pushes and pops
+            whole values, and a leak that would pile up on longer inputs is gone.
+            Training is unchanged; ``memrnn fit`` turns it on where the held-out pairs
+            do as well.
     """
 
     accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
@@ -95,9 +101,11 @@ class MemoryRNN(nn.Module):
         pop_bias: float = 0.0,
         gate_noise: float = 0.0,
         bottom_push_bias: float | None = None,
+        round_gates: bool = False,
     ) -> None:
         super().__init__()
         check_flag("o_prime_layer", o_prime_layer)
+        check_flag("round_gates", round_gates)
         output_hidden = hidden_size if output_hidden is None else output_hidden
         if not o_prime_layer and output_hidden != hidden_size:
             raise ValueError(
@@ -126,6 +134,7 @@ class MemoryRNN(nn.Module):
         self.cell_kind = cell
         self.output_hidden = output_hidden
         self.gate_noise = gate_noise
+        self.round_gates = round_gates
         # Gates come out of sigmoids, so the memory's range check would only cost a sync.
         self.memory = MEMORIES[memory](validate=False)
         self.n_reads = 2 if memory == "deque" else 1
@@ -154,7 +163,10 @@ class MemoryRNN(nn.Module):
 
     def extra_repr(self) -> str:
         # what the forward reads besides the layers' sizes (grouping compares reprs)
-        return f"memory={self.memory_kind!r}, cell={self.cell_kind!r}, gate_noise={self.gate_noise}"
+        return (
+            f"memory={self.memory_kind!r}, cell={self.cell_kind!r}, "
+            f"gate_noise={self.gate_noise}, round_gates={self.round_gates}"
+        )
 
     def start(self, batch: int, capacity: int) -> Carry:
         """H_0 for ``batch`` sequences: learned h_0 (and c_0), zero reads, an empty memory
@@ -176,6 +188,7 @@ class MemoryRNN(nn.Module):
 
         ``noise`` (B, 2E), if given, is added to the gates' pre-activations, ordered as
         ``forward``'s ``gate_noise``: the pushes of each end (top first), then the pops.
+        With ``round_gates``, in evaluation mode, the gates are rounded to 0 or 1.
 
         Raises:
             ValueError: naming ``x``, whose shape, dtype and device are checked (no
@@ -191,11 +204,12 @@ class MemoryRNN(nn.Module):
         o_prime = torch.tanh(self.o_prime(h)) if self.o_prime is not None else h
         e = self.n_reads
         memory = carry.memory
-        top = self.top(o_prime, None if noise is None else noise[:, 0::e])
+        rounded = self.rounding()
+        top = self.top(o_prime, None if noise is None else noise[:, 0::e], rounded)
         value, push, pop = _in_memory_dtype(memory, *top)
         push_bot = pop_bot = None
         if self.bot is not None:
-            bot = self.bot(o_prime, None if noise is None else noise[:, 1::e])
+            bot = self.bot(o_prime, None if noise is None else noise[:, 1::e], rounded)
             value_bot, push_bot, pop_bot = _in_memory_dtype(memory, *bot)
             assert isinstance(self.memory, NeuralDeque)
             (read_top, read_bot), state = self.memory.step(
@@ -206,6 +220,10 @@ class MemoryRNN(nn.Module):
             assert not isinstance(self.memory, NeuralDeque)
             read, state = self.memory.step(carry.memory, value, push, pop)
         return StepOutput(o_prime, push, pop, push_bot, pop_bot), Carry(h, c, read, state)
+
+    def rounding(self) -> bool:
+        """Whether the gates are rounded now: ``round_gates`` and evaluation mode."""
+        return self.round_gates and not self.training
 
     def initial_state(self, batch_size: int) -> Carry:
         """The state ``state=None`` stands for: learned h_0 (and c_0), zero reads and an
@@ -248,7 +266,7 @@ class MemoryRNN(nn.Module):
         inputs, gate_noise = self._prepared(inputs, gate_noise)
         b, t_len, _ = inputs.shape
         carry = self.start(b, t_len) if state is None else self._checked(state, b)
-        if stepwise or t_len == 0:
+        if stepwise or t_len == 0 or self.rounding():
             trace, carry = run_stepwise(self, inputs, False, gate_noise, carry)
         else:
             trace, carry = stream_fused(self, inputs, gate_noise, carry)
@@ -303,12 +321,12 @@ class MemoryRNN(nn.Module):
         By default the whole sequence is one autograd node with a hand-written backward
         (``memrnn.models.controller.fused``); ``stepwise=True`` runs ``step`` once per
         time step under plain autograd, the literal reference (same numbers, several
-        times slower). ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
+        times slower), and so does a model that rounds its gates. ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
         (pushes of each end, then pops); by default it is drawn from
         N(0, ``self.gate_noise ** 2``) in training mode and absent in evaluation mode.
         """
         inputs, gate_noise = self._prepared(inputs, gate_noise)
-        if stepwise or inputs.shape[1] == 0:
+        if stepwise or inputs.shape[1] == 0 or self.rounding():
             return run_stepwise(self, inputs, strengths, gate_noise)[0]
         return run_fused(self, inputs, strengths, gate_noise)
 
