@@ -93,6 +93,27 @@ def test_a_model_fitted_here_predicts_the_same_bits_in_a_new_process(
         assert f"{metric:28s} {value:.6g}" in scored
 
 
+def test_a_saved_model_is_replaced_only_with_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs, _ = _files(tmp_path)
+    out = tmp_path / "run"
+    fit = ["fit", str(pairs), "--model", "lstm", "--out", str(out), "--steps", "2", "--quiet",
+           "--option", "hidden_size=3"]  # fmt: skip
+    assert main(fit) == 0
+    saved = {p.name: p.read_bytes() for p in out.glob("model.*")}
+    capsys.readouterr()
+    assert main([*fit, "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"memrnn: error: {out} holds a model saved by an earlier fit")
+    assert err.count("\n") == 1 and "--force" in err
+    assert {p.name: p.read_bytes() for p in out.glob("model.*")} == saved
+    with pytest.raises(UserError, match="force=True"):
+        train_on_pairs(pairs, out, model="lstm", steps=1, quiet=True)
+    assert main([*fit, "--seed", "1", "--force"]) == 0
+    assert (out / "model.safetensors").read_bytes() != saved["model.safetensors"]
+
+
 def test_the_run_is_in_the_store_and_resumes_exactly(tmp_path: Path) -> None:
     pairs, _ = _files(tmp_path)
     settings: dict[str, Any] = {

@@ -38,7 +38,7 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import RunSpec
 from memrnn.models.controller.network import MemoryRNN
 from memrnn.models.registry import build_model_for, model_build
-from memrnn.models.saving import SavedModel, save_model
+from memrnn.models.saving import DESCRIPTION, SavedModel, save_model
 from memrnn.runner.train import Progress, check_config
 from memrnn.tasks.text_pairs import TextPairsTask, check_tokens, read_pairs
 from memrnn.tasks.text_pairs_decoding import score_pairs
@@ -158,6 +158,15 @@ def with_rounded_gates(config: FitConfig, task: TextPairsTask, model: nn.Module)
     return rounded.to(next(model.parameters()).device).eval()
 
 
+def refuse_saved_model(out: Path, replace: bool) -> None:
+    """A UserError if ``out`` holds a model an earlier fit saved, unless ``replace``."""
+    if (out / DESCRIPTION).exists() and not replace:
+        raise UserError(
+            f"{out} holds a model saved by an earlier fit ({DESCRIPTION}); give --force "
+            "(force=True) to replace it, --resume to continue that fit, or another folder"
+        )
+
+
 def fit_candidates(
     out: Path,
     plan: FitPlan,
@@ -166,15 +175,19 @@ def fit_candidates(
     quiet: bool,
     on_progress: Callable[[Progress], None] | None = None,
     tensorboard: Path | None = None,
+    force: bool = False,
 ) -> tuple[SavedModel, list[Candidate]]:
     """Train the candidates of ``plan`` in turn in ``out`` (each one run of its results
     store, with its checkpoint), score each on its training pairs and the held-out pairs,
     save the best (:func:`~memrnn.cli.selection.choose`) in ``out`` with the record of
     the choice, and show the candidates' table on stderr unless ``quiet``. The first
     candidate that decodes every held-out pair exactly with gates at 0 or 1 ends the
-    search (``Candidate.settles``)."""
+    search (``Candidate.settles``). A model an earlier fit saved in ``out`` is replaced
+    only with ``force`` or ``resume`` (which continues that fit); otherwise a UserError
+    says so before anything is trained."""
     from memrnn.cli.progress import progress_bar
 
+    refuse_saved_model(out, force or resume)
     experiment, task = plan.experiment, plan.experiment.task
     drawn = np.random.default_rng(0).permutation(len(task.pairs))[:TRAIN_SCORED]
     scored = [task.pairs[i] for i in sorted(drawn)]

@@ -58,7 +58,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    from memrnn.cli.candidates import fit_candidates, fit_plan
+    from memrnn.cli.candidates import fit_candidates, fit_plan, refuse_saved_model
     from memrnn.cli.commands import _writable_folder
     from memrnn.cli.selection import DEFAULT_MODELS
     from memrnn.models.saving import DESCRIPTION, WEIGHTS
@@ -69,6 +69,7 @@ def run_fit(args: argparse.Namespace) -> int:
     plan = fit_plan(
         args.pairs, args.valid, models, options, _settings(args), args.tokens, args.restarts
     )
+    refuse_saved_model(args.out, args.force or args.resume)
     out = _writable_folder(args.out)
     keep_freed_memory()  # as in `memrnn train`
     print(
@@ -76,8 +77,9 @@ def run_fit(args: argparse.Namespace) -> int:
         f"{args.restarts} restarts each) on {args.pairs}, chosen on {plan.held_out}"
     )
     saved, candidates = fit_candidates(
-        out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard
-    )
+        out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard,
+        force=args.force,
+    )  # fmt: skip
     if args.quiet:  # the table went nowhere: the choice in one line
         chosen = saved.selection["chosen"]
         best = next(c for c in candidates if c.name == chosen)

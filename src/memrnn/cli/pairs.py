@@ -185,6 +185,7 @@ def train_on_pairs(
     resume: bool = False,
     quiet: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    force: bool = False,
     **settings: Any,
 ) -> SavedModel:
     """Train candidates on the pairs file ``pairs`` (``source<TAB>target`` a line,
@@ -216,6 +217,8 @@ def train_on_pairs(
         resume: continue each candidate from the folder's checkpoint of it, if any.
         quiet: no progress bar and no table of the candidates (both on stderr).
         on_progress: called after every step of every candidate.
+        force: replace a model that an earlier fit saved in ``out`` (without it, or
+            ``resume``, such a folder is refused).
         settings: ``FitConfig`` fields: ``steps``, ``seed``, ``batch_size``, ``lr``, ...
 
     Returns:
@@ -223,12 +226,13 @@ def train_on_pairs(
 
     Raises:
         UserError: (a ValueError) a mistake in a file (named with its line), an unknown
-            model or setting, a bad value, a folder another process works in.
+            model or setting, a bad value, a folder another process works in, a folder
+            holding a saved model without ``force``.
     """
     from memrnn.cli.candidates import fit_candidates, fit_plan
 
     models = [model] if isinstance(model, str) else list(model)
     plan = fit_plan(pairs, valid, models, model_options, settings, tokens, restarts)
     saved, _ = fit_candidates(Path(out), plan, resume=resume, quiet=quiet,
-                              on_progress=on_progress)  # fmt: skip
+                              on_progress=on_progress, force=force)  # fmt: skip
     return saved

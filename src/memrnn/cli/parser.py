@@ -271,6 +271,10 @@ def _add_pair_commands(subcommands: Any) -> None:
         help="change a training setting (batch_size, lr, eval_every, ...); repeat for several",
     )
     fit.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    fit.add_argument(
+        "--force", action="store_true", help="replace the model saved in OUT by an earlier "
+        "fit (without it, a folder holding one is refused)"
+    )  # fmt: skip
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_tensorboard(fit)
     fit.set_defaults(handler=_handler(_PAIR_COMMANDS, "run_fit"))
