@@ -16,6 +16,9 @@ import numpy as np
 
 T = TypeVar("T")
 
+MAX_SEED = 2**32 - 1  # numpy's legacy seeding and most tools take seeds below 2**32
+MAX_INT = 2**63 - 1  # the largest integer SQLite (the results store) keeps
+
 RandomState = int | np.integer | np.random.Generator | None
 """Where random draws come from: a seed (an int >= 0), a ``numpy.random.Generator``
 (used as it is), or None for fresh entropy."""

@@ -397,7 +397,11 @@ def test_train_moves_the_tag_of_a_coordinate_its_name_does_not_show(tmp_path: Pa
 
 @pytest.mark.parametrize(
     ("seeds", "message"),
-    [(["1", "1"], "--seeds: a seed is given twice"), (["-2"], "expected an int >= 0")],
+    [
+        (["1", "1"], "--seeds: a seed is given twice"),
+        (["-2"], "expected an int from 0 to 4294967295"),
+        (["9223372036854775808"], "expected an int from 0 to 4294967295"),
+    ],
 )
 def test_bad_seeds_are_refused(
     seeds: list[str], message: str, capsys: pytest.CaptureFixture[str]

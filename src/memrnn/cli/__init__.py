@@ -40,8 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _seed_set(seeds):
             code: int = args.handler(args)
         sys.stdout.flush()  # here, where a closed pipe can still be caught
-    except (UserError, ValueError, TypeError, OSError, sqlite3.Error) as error:
-        if args.debug:
+    except (UserError, ValueError, TypeError, OSError, sqlite3.Error, ArithmeticError,
+            MemoryError, RuntimeError) as error:  # fmt: skip
+        if args.debug or (isinstance(error, RuntimeError) and not _out_of_memory(error)):
             raise
         if isinstance(error, BrokenPipeError):  # `memrnn list --json | head`
             return _quiet_broken_pipe()
@@ -66,12 +67,21 @@ def _seed_set(seeds: Sequence[int] | None) -> AbstractContextManager[None]:
     return other_seeds(seeds)
 
 
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is an allocation that failed (torch raises a RuntimeError)."""
+    text = str(error)
+    return isinstance(error, MemoryError) or "allocate" in text or "out of memory" in text
+
+
 def _one_line(error: BaseException) -> str:
     """The error as a person reads it: its own words for ours, the kind and words for the
     rest (an OSError names its file)."""
     if isinstance(error, UserError):
         return str(error)
     text = " ".join(str(error).split()) or "no message"
+    if _out_of_memory(error):
+        text = (f"out of memory ({text[:200]}); a size in --option or --set (hidden_size, "
+                "batch_size, ...) is likely too large")  # fmt: skip
     return f"{type(error).__name__}: {text} (--debug shows where)"
 
 

@@ -30,6 +30,8 @@ def _model_options(assignments: list[str]) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        if key.strip() in options:
+            raise UserError(f"--option {key.strip()}: given twice; give each option once")
         try:
             options[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 from memrnn import __version__
 from memrnn.experiments.profiles import PROFILE_NAMES
 from memrnn.runner import GROUP
+from memrnn.validation import MAX_SEED
 
 DATA_ENV = "MEMRNN_DATA"  # the data folder, where no --data is given
 _COMMANDS, _PAIR_COMMANDS = "memrnn.cli.commands", "memrnn.cli.pair_commands"
@@ -69,11 +70,18 @@ def _count(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    """A seed: an int >= 0."""
+    """A seed: an int from 0 to 2**32 - 1."""
     value = int(text) if text.strip().lstrip("+").isdigit() else -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected an int from 0 to {MAX_SEED}, got {text!r}")
     return value
+
+
+def _folder(text: str) -> Path:
+    """A folder's path; an empty one (which would mean the current folder) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty path")
+    return Path(text)
 
 
 SEEDS_HELP = (
@@ -89,7 +97,7 @@ def _add_seeds(parser: argparse.ArgumentParser) -> None:
 def _add_tensorboard(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tensorboard",
-        type=Path,
+        type=_folder,
         metavar="DIR",
         help="also write TensorBoard event files of the loss and metrics to DIR "
         "(needs `pip install 'memrnn[tensorboard]'`)",
@@ -154,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="change a setting; repeat for several (`memrnn list EXPERIMENT --json` shows them)",
     )
-    train.add_argument("--out", type=Path, default=Path("runs"), help="default: runs")
-    train.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
+    train.add_argument("--out", type=_folder, default=Path("runs"), help="default: runs")
+    train.add_argument("--data", type=_folder, metavar="DIR", help=DATA_HELP)
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_seeds(train)
@@ -176,8 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repro.add_argument("--all", action="store_true", help="every experiment")
     repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
-    repro.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
-    repro.add_argument("--data", type=Path, metavar="DIR", help=DATA_HELP)
+    repro.add_argument("--out", type=_folder, default=Path("reports"), help="default: reports")
+    repro.add_argument("--data", type=_folder, metavar="DIR", help=DATA_HELP)
     repro.add_argument("--backend", choices=("local", "ray"), default="local")
     repro.add_argument("--address", help="Ray cluster address (default: start a local one)")
     repro.add_argument(
@@ -201,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="rebuild the report from the results store",
         description="Write the report files again from OUT/store.sqlite alone, running nothing.",
     )
-    rep.add_argument("--out", type=Path, default=Path("reports"), help="default: reports")
+    rep.add_argument("--out", type=_folder, default=Path("reports"), help="default: reports")
     _add_seeds(rep)
     rep.set_defaults(handler=_handler(_COMMANDS, "run_report"))
     _add_pair_commands(subcommands)
@@ -240,7 +248,7 @@ def _add_pair_commands(subcommands: Any) -> None:
         "--restarts", type=_count, default=2, help="runs of each model, each with its own "
         "seed; the one that does best on the held-out pairs is kept (default: 2)"
     )  # fmt: skip
-    fit.add_argument("--out", type=Path, required=True, help="the run folder")
+    fit.add_argument("--out", type=_folder, required=True, help="the run folder")
     fit.add_argument(
         "--steps", type=_count, help="optimiser steps of each candidate (default: 3000)"
     )

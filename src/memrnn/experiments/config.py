@@ -20,7 +20,7 @@ from torch import nn
 
 from memrnn.training import LoopSettings
 from memrnn.training.optimizers import make_optimizer as torch_optimizer
-from memrnn.validation import check_float, check_int
+from memrnn.validation import MAX_INT, MAX_SEED, check_float, check_int
 
 Optimizer = Literal["adam", "adamw", "rmsprop", "sgd"]
 MonitorMode = Literal["min", "max"]
@@ -135,11 +135,12 @@ class TrainConfig:
             if kind is float:
                 check_float(name, value)
             elif kind is int:
-                check_int(name, value)
+                check_int(name, value, maximum=MAX_INT)
             elif kind in (str, bool) and not isinstance(value, kind):
                 raise ValueError(f"{name}: expected a {kind.__name__}, got {value!r}")
         self.require_positive("steps", "batch_size")
         self.require_at_least(0, "seed", "eval_every", "checkpoint_every", "patience")
+        check_int("seed", self.seed, 0, MAX_SEED)
         check_float("clip", self.clip, 0)
         check_float("lr", self.lr, above=0)
         check_float("weight_decay", self.weight_decay, 0)

@@ -59,6 +59,8 @@ def with_overrides(config: C, assignments: Sequence[str]) -> C:
         if key not in types:
             known = ", ".join(sorted(types))
             raise UserError(f"--set {_shown(key)}: unknown setting; the settings are: {known}")
+        if key in changes:
+            raise UserError(f"--set {_shown(key)}: given twice; give each setting once")
         changes[key] = _parse(key, raw.strip(), types[key])
     new = dataclasses.replace(config, **changes)
     try:

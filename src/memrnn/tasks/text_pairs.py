@@ -15,7 +15,9 @@ A file read as words where no line has a space (each side one token, as ``abc	cb
 gets a warning naming ``tokens="chars"``, which is what such a file usually means.
 
 A source has at least one token; a target may have none (the model then only learns to
-emit ``</s>``). Blank lines may end the file, nowhere else; a line may end in ``\\r\\n``.
+emit ``</s>``); each side has at most 10,000 tokens. Blank lines may end the file,
+nowhere else; a line may end in ``\\r\\n``. A file is at most 256 MiB of text, without
+NUL characters.
 Every mistake is a UserError naming the file and the line.
 
 :class:`TextPairsTask` lays the pairs out as the transduction tasks of Grefenstette et
@@ -66,14 +68,21 @@ class TextPair(NamedTuple):
     where: str  # "FILE, line N", for messages
 
 
+MAX_BYTES = 256 * 2**20  # a larger file (or an endless one, /dev/zero) is refused
+MAX_TOKENS = 10_000  # the most tokens of one side of a line
+
+
 def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
     """The numbered lines of the UTF-8 file ``path`` without their line ends and without
-    the blank lines that end it; a UserError for an unreadable, empty or non-UTF-8 file,
-    or a blank line before the end."""
+    the blank lines that end it; a UserError for an unreadable, empty, non-UTF-8 or
+    larger than 256 MiB file, a NUL character, or a blank line before the end."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
     except OSError as error:
         raise UserError(f"{path}: cannot read the {what} ({error.strerror or error})") from None
+    if len(data) > MAX_BYTES:
+        raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB; expected {what}, one a line")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -82,6 +91,9 @@ def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
             f"{path}, line {number}: not UTF-8 text (byte {data[error.start]:#04x}); "
             f"save the {what} as UTF-8"
         ) from None
+    if "\0" in text:
+        number = text[: text.index("\0")].count("\n") + 1
+        raise UserError(f"{path}, line {number}: a NUL character; expected text")
     lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
@@ -95,12 +107,15 @@ def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
 
 
 def split_tokens(text: str, where: str, side: str, tokens: Tokenisation = "words") -> Tokens:
-    """The tokens of one side of a line: its space-separated words, or its characters."""
+    """The tokens of one side of a line: its space-separated words, or its characters;
+    at most ``MAX_TOKENS``."""
     if not text:
         return ()
+    words = tuple(text) if tokens == "chars" else tuple(text.split(" "))
+    if len(words) > MAX_TOKENS:
+        raise UserError(f"{where}: {len(words)} tokens in the {side}; at most {MAX_TOKENS}")
     if tokens == "chars":
-        return tuple(text)
-    words = tuple(text.split(" "))
+        return words
     if "" in words:
         raise UserError(
             f"{where}: an empty token in the {side} (two spaces in a row, or a space at its "

@@ -215,7 +215,10 @@ class Loop:
                 self.members[k].state.step = step
                 if not math.isfinite(value):
                     where = "" if len(self.members) == 1 else f"member {k}: "
-                    raise FloatingPointError(f"{where}training loss became {value} at step {step}")
+                    raise FloatingPointError(
+                        f"{where}training loss became {value} at step {step}; a smaller "
+                        "learning rate (lr) or gradient clipping (clip) usually helps"
+                    )
                 self.members[k].state.pending.append(value)
             due = settings.eval_every > 0 and step % settings.eval_every == 0
             evaluated = due or step == settings.steps
