@@ -1,23 +1,45 @@
-"""Real commands with wrong values, as a hurried or hostile user types them: each must be
-refused with one line naming the problem, exit status 2, no traceback and no work done."""
+"""Real commands with wrong values and hostile files, as a hurried or hostile user types
+them: each must be refused with one line naming the problem, exit status 2, no traceback,
+within a time limit, no work done and no file of the user's changed."""
 
 from __future__ import annotations
 
+import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from memrnn.cli import main
+from memrnn.cli.pairs import train_on_pairs
 from memrnn.runner.lock import folder_lock
 
 TRASK = ["train", "trask2016", "--profile", "smoke"]
 SET = [*TRASK, "--set"]
+FIT = ["fit", "{tmp}/pairs.tsv", "--out", "{tmp}/fit", "--model", "lstm", "--steps", "2",
+       "--quiet", "--option", "hidden_size=3"]  # fmt: skip
+PAIRS = "a b\tb a\nb\tb\na a b\tb a a\n"
+BAD_FILES = {  # in {tmp}/bad/
+    "no_tab.tsv": b"a\tb\nc d\n",
+    "two_tabs.tsv": b"a\tb\tc\n",
+    "no_source.tsv": b"a\tb\n\tb\n",
+    "blank.tsv": b"a\tb\n\nb\ta\n",
+    "latin1.tsv": b"a\tb\ncaf\xe9\tb\n",
+    "nul.tsv": b"a\x00b\tb\n",
+    "long.tsv": b"a " * 10000 + b"a\tb\n",
+    "long.txt": b"a " * 10000 + b"a\n",
+    "empty.tsv": b"\n\n",
+    "spaces.tsv": b"a  b\tb\n",
+}
 
 # (arguments, what the one line must say); {tmp} is a scratch folder holding "file.txt"
 # (a file), "empty/store.sqlite" (zero bytes), "garbled/store.sqlite" (not SQLite),
-# "folder/store.sqlite" (a directory) and "busy/" (locked by another holder).
+# "folder/store.sqlite" (a directory), "busy/" (locked by another holder), pairs and
+# sources files good and bad, and models saved by `fit`: whole, garbled and cut short.
 BAD = [
     (["fly"], "invalid choice: 'fly'"),
     (["train"], "the following arguments are required: experiment"),
@@ -126,12 +148,97 @@ BAD = [
         "--out {tmp}/file.txt/sub: cannot write",
     ),
     ([*TRASK, "--data", "{tmp}/file.txt/sub"], "--data {tmp}/file.txt/sub: cannot write"),
+    ([*TRASK, "--out", ""], "argument --out: expected a folder, got an empty path"),
+    ([*TRASK, "--tensorboard", ""], "argument --tensorboard: expected a folder, got an empty"),
+    ([*TRASK, "--seeds", "99999999999999999999"], "expected an int from 0 to 4294967295"),
+    ([*SET, "steps=99999999999999999999"], "--set steps: expected an int <= 9223372036854775807"),
+    ([*SET, "seed=99999999999"], "--set seed: expected an int in 0..4294967295"),
+    ([*SET, "lr=0.1", "--set", "lr=0.2"], "--set lr: given twice"),
+    (["reproduce", "trask2016", "--out", ""], "argument --out: expected a folder, got an empty"),
+    # your own data: `fit` with a damaged, endless or hostile file, or wrong values
+    ([*FIT[:1], "{tmp}/none.tsv", *FIT[2:]], "{tmp}/none.tsv: cannot read the pairs"),
+    ([*FIT[:1], "{tmp}/folder", *FIT[2:]], "{tmp}/folder: cannot read the pairs"),
+    ([*FIT[:1], "/dev/zero", *FIT[2:]], "/dev/zero: larger than 256 MiB"),
+    ([*FIT[:1], "{tmp}/bad/no_tab.tsv", *FIT[2:]], "no_tab.tsv, line 2: no tab"),
+    ([*FIT[:1], "{tmp}/bad/two_tabs.tsv", *FIT[2:]], "two_tabs.tsv, line 1: 2 tabs"),
+    ([*FIT[:1], "{tmp}/bad/no_source.tsv", *FIT[2:]], "no_source.tsv, line 2: an empty source"),
+    ([*FIT[:1], "{tmp}/bad/blank.tsv", *FIT[2:]], "blank.tsv, line 2: a blank line"),
+    ([*FIT[:1], "{tmp}/bad/latin1.tsv", *FIT[2:]], "latin1.tsv, line 2: not UTF-8"),
+    ([*FIT[:1], "{tmp}/bad/nul.tsv", *FIT[2:]], "nul.tsv, line 1: a NUL character"),
+    ([*FIT[:1], "{tmp}/bad/long.tsv", *FIT[2:]], "long.tsv, line 1: 10001 tokens in the source"),
+    ([*FIT[:1], "{tmp}/bad/empty.tsv", *FIT[2:]], "empty.tsv: an empty file"),
+    ([*FIT[:1], "{tmp}/bad/spaces.tsv", *FIT[2:]], "spaces.tsv, line 1: an empty token"),
+    ([*FIT, "--model", "nosuch"], "model: expected one of the models that read tokens"),
+    ([*FIT, "--model", "esn"], "model: expected one of the models that read tokens"),
+    ([*FIT, "--valid", "{tmp}/none.tsv"], "{tmp}/none.tsv: cannot read the pairs"),
+    ([*FIT, "--valid", "{tmp}/unknown.tsv"], "unknown.tsv, line 1: unknown source token 'z'"),
+    ([*FIT, "--set", "colour=red"], "--set colour: unknown setting"),
+    ([*FIT, "--set", "model=gru"], "--set model: given"),
+    ([*FIT, "--set", "lr=nan"], "--set lr: expected a finite number, got nan"),
+    ([*FIT, "--set", "steps=99999999999999999999"], "--set steps: expected an int <="),
+    ([*FIT, "--set", "lr=0.1", "--set", "lr=0.2"], "--set lr: given twice"),
+    ([*FIT, "--option", "size"], "--option 'size': expected KEY=VALUE"),
+    ([*FIT, "--option", "colour=red"], "model options: colour: 'lstm' takes no such option"),
+    ([*FIT[:-2], "--option", "hidden_size=0"], "model options: hidden_size: expected an int"),
+    ([*FIT, "--option", "hidden_size=4"], "--option hidden_size: given twice"),
+    ([*FIT, "--steps", "0"], "argument --steps: expected an int >= 1, got '0'"),
+    ([*FIT, "--seed", "-1"], "argument --seed: expected an int from 0 to 4294967295"),
+    ([*FIT, "--seed", "99999999999999999999"], "argument --seed: expected an int from 0 to"),
+    ([*FIT, "--restarts", "0"], "argument --restarts: expected an int >= 1, got '0'"),
+    ([*FIT, "--restarts", "101"], "restarts: expected an int in 1..100, got 101"),
+    ([*FIT[:2], "--out", "", *FIT[4:]], "argument --out: expected a folder, got an empty path"),
+    ([*FIT[:2], "--out", "{tmp}/file.txt", *FIT[4:]], "--out {tmp}/file.txt: cannot write"),
+    ([*FIT[:2], "--out", "{tmp}/model", *FIT[4:]], "{tmp}/model holds a model saved by an"),
+    ([*FIT, "--tokens", "bytes"], "argument --tokens: invalid choice: 'bytes'"),
+    ([*FIT, "--tensorboard", ""], "argument --tensorboard: expected a folder, got an empty"),
+    # `decode` and `score` with a missing or damaged model, or hostile inputs
+    (["decode", "{tmp}/nomodel", "{tmp}/inputs.txt"], "{tmp}/nomodel/model.json: no model"),
+    (["decode", "{tmp}/model", "{tmp}/pairs.tsv"], "pairs.tsv, line 1: a tab; expected one"),
+    (["decode", "{tmp}/model", "{tmp}/unknown.txt"], "unknown.txt, line 1: unknown source"),
+    (["decode", "{tmp}/model", "/dev/zero"], "/dev/zero: larger than 256 MiB"),
+    (["decode", "{tmp}/model", "{tmp}/bad/long.txt"], "long.txt, line 1: 10001 tokens in"),
+    (["decode", "{tmp}/model", "{tmp}/none.txt"], "{tmp}/none.txt: cannot read the sources"),
+    (["decode", "{tmp}/garbled_model", "{tmp}/inputs.txt"], "model.json: not a memrnn model"),
+    (["decode", "{tmp}/cut_model", "{tmp}/inputs.txt"], "model.safetensors: not the weights"),
+    (["score", "{tmp}/nomodel", "{tmp}/pairs.tsv"], "{tmp}/nomodel/model.json: no model"),
+    (["score", "{tmp}/model", "{tmp}/none.tsv"], "{tmp}/none.tsv: cannot read the pairs"),
+    (["score", "{tmp}/model", "{tmp}/bad/no_tab.tsv"], "no_tab.tsv, line 2: no tab"),
+    (["score", "{tmp}/model", "{tmp}/unknown.tsv"], "unknown.tsv, line 1: unknown source"),
+    (["score", "{tmp}/model", "/dev/urandom"], "/dev/urandom: larger than 256 MiB"),
+]
+
+# Runs that start and then fail: one line, and the user's files untouched.
+FAILING = [
+    ([*FIT, "--set", "lr=1e308"], "FloatingPointError: training loss became nan at step"),
+    ([*FIT[:-2], "--option", "hidden_size=100000000"], "out of memory ("),
+    ([*FIT, "--set", "batch_size=1000000000000"], "MemoryError: out of memory (Unable"),
 ]
 
 
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("saved")
+    (folder / "pairs.tsv").write_text(PAIRS)
+    train_on_pairs(folder / "pairs.tsv", folder / "model", model="lstm", steps=1, quiet=True,
+                   model_options={"hidden_size": 3})  # fmt: skip
+    return folder / "model"
+
+
 @pytest.fixture
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_model: Path) -> Path:
     monkeypatch.chdir(tmp_path)  # the default --out lands here
+    (tmp_path / "pairs.tsv").write_text(PAIRS)
+    (tmp_path / "inputs.txt").write_text("a b\nb\n")
+    (tmp_path / "unknown.tsv").write_text("z\tb\n")
+    (tmp_path / "unknown.txt").write_text("z\n")
+    (tmp_path / "bad").mkdir()
+    for name, data in BAD_FILES.items():
+        (tmp_path / "bad" / name).write_bytes(data)
+    for name in ("model", "garbled_model", "cut_model"):
+        shutil.copytree(saved_model, tmp_path / name, ignore=shutil.ignore_patterns("*.lock"))
+    (tmp_path / "garbled_model" / "model.json").write_text("{not json")
+    weights = tmp_path / "cut_model" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])
     (tmp_path / "file.txt").write_text("not a folder")
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "store.sqlite").write_bytes(b"")
@@ -156,23 +263,66 @@ def _check_refused(args: list[str], message: str, scratch: Path, err: str, statu
     assert message.replace("{tmp}", str(scratch)) in err
 
 
+class Hung(BaseException):
+    """A command ran past its time limit."""
+
+
+@contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    """Raise ``Hung`` in the test if its body runs longer than ``seconds``."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise Hung(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _run_hostile(
+    args: list[str], message: str, scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> list[Path]:
+    """Run ``args`` under a time limit; check the one line and that no file changed.
+    Returns the files it made."""
+    args = [a.replace("{tmp}", str(scratch)) for a in args]
+    before = _files(scratch)
+    with folder_lock(scratch / "busy"), time_limit(LIMIT_S):
+        status = _exit_status(args)
+    _check_refused(args, message, scratch, capsys.readouterr().err, status)
+    after = _files(scratch)
+    assert {p: after.get(p) for p in before} == before  # the user's files as they were
+    return [p for p in after if p not in before and p.name != ".memrnn.lock"]
+
+
+LIMIT_S = 60  # seconds a refusal may take on the slowest CI machine
+
+
 @pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_a_bad_invocation_is_one_line_and_status_2(
     args: list[str], message: str, scratch: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = [a.replace("{tmp}", str(scratch)) for a in args]
-    before = sorted(p.relative_to(scratch) for p in scratch.rglob("*") if p.is_file())
-    with folder_lock(scratch / "busy"):
-        status = _exit_status(args)
-    _check_refused(args, message, scratch, capsys.readouterr().err, status)
-    after = sorted(p.relative_to(scratch) for p in scratch.rglob("*") if p.is_file())
-    made = [p for p in after if p not in before and p.name != ".memrnn.lock"]
+    made = _run_hostile(args, message, scratch, capsys)
     assert made == []  # no run started: no store, no checkpoint, no data
-    assert (scratch / "empty" / "store.sqlite").read_bytes() == b""
 
 
-def test_there_are_at_least_forty_bad_invocations() -> None:
-    assert len(BAD) >= 40
+@pytest.mark.parametrize(("args", "message"), FAILING, ids=[" ".join(a) for a, _ in FAILING])
+def test_a_run_that_fails_is_one_line_and_status_2(
+    args: list[str], message: str, scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = _run_hostile(args, message, scratch, capsys)
+    assert all(p.parts[0] == "fit" for p in made)  # only in its own --out
+
+
+def test_there_are_at_least_eighty_hostile_cases() -> None:
+    assert len(BAD) + len(FAILING) >= 80
 
 
 def test_the_ray_backend_without_ray_is_one_line(
