@@ -240,3 +240,13 @@ def test_rounded_gates_are_kept_where_the_held_out_pairs_do_as_well(
     loaded = load_model(tmp_path / "run")
     assert loaded.options.get("round_gates", False) is kept and saved.options == loaded.options
     assert loaded.model.core.round_gates is kept  # type: ignore[union-attr]
+
+
+def test_rounded_gates_rank_as_sharp_and_settle() -> None:
+    blurred = _candidate("stack_lstm", 1.0, blur=0.3)
+    rounded = Candidate("stack_lstm", 1, 1, 1.0, 1.0, 0.5, 1.0, 0.3, 1.0, rounded=True)
+    queue = _candidate("queue_lstm", 1.0, blur=0.2)
+    assert choose([queue, blurred, rounded]) == 2
+    assert rounded.settles() and not blurred.settles()
+    assert choose([_candidate("a", 1.0), Candidate("b", 0, 0, 1.0, 0.9, 1.0, 0.0, 0.0, 1.0,
+                                                   rounded=True)]) == 0  # fmt: skip

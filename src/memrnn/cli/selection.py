@@ -150,16 +150,18 @@ class Candidate:
         return f"{self.model}#{self.restart}"
 
     def rank(self) -> tuple[float, float, float, float]:
-        """Larger is better: held-out sequence accuracy, then the sharper gates (a model
-        without gates after every model with them), then token accuracy, then the lower
-        loss."""
+        """Larger is better: held-out sequence accuracy, then the sharper gates as it
+        decodes (rounded gates first, a model without gates after every model with
+        them), then token accuracy, then the lower loss."""
         loss = self.held_out_loss if math.isfinite(self.held_out_loss) else math.inf
         blur = self.gate_blur if math.isfinite(self.gate_blur) else math.inf
+        blur = 0.0 if self.rounded else blur  # as it decodes
         return (self.held_out_accuracy, -blur, self.held_out_token_accuracy, -loss)
 
     def settles(self) -> bool:
-        """Whether it ends the search: every held-out pair right, gates at 0 or 1."""
-        return self.held_out_accuracy == 1.0 and self.gate_blur <= SHARP
+        """Whether it ends the search: every held-out pair right, gates at 0 or 1 (or
+        rounded to them)."""
+        return self.held_out_accuracy == 1.0 and (self.rounded or self.gate_blur <= SHARP)
 
 
 def choose(candidates: Sequence[Candidate]) -> int:
@@ -226,6 +228,7 @@ def selection_table(
         lines.append(
             f"stopped after {len(candidates)} of {planned} candidates: "
             f"{candidates[-1].name} decoded every held-out pair exactly with gates at 0 or 1"
+            + (" (rounded)" if candidates[-1].rounded else "")
         )
     if best.held_out_accuracy < GENERALISES:
         lines.append(
