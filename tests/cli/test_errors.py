@@ -17,6 +17,8 @@ import pytest
 from memrnn.cli import main
 from memrnn.cli.pairs import train_on_pairs
 from memrnn.runner.lock import folder_lock
+from memrnn.runner.reproduce import STORE_NAME
+from memrnn.runner.store import ResultsStore
 
 TRASK = ["train", "trask2016", "--profile", "smoke"]
 SET = [*TRASK, "--set"]
@@ -205,6 +207,9 @@ BAD = [
     (["score", "{tmp}/model", "{tmp}/bad/no_tab.tsv"], "no_tab.tsv, line 2: no tab"),
     (["score", "{tmp}/model", "{tmp}/unknown.tsv"], "unknown.tsv, line 1: unknown source"),
     (["score", "{tmp}/model", "/dev/urandom"], "/dev/urandom: larger than 256 MiB"),
+    # a report of nothing leaves the report there as it was
+    (["report", "--out", "{tmp}/fresh"], "{tmp}/fresh/store.sqlite: no finished run"),
+    (["report", "--out", "{tmp}/fresh", "--seeds", "7"], "(with --seeds, of those seeds)"),
 ]
 
 # Runs that start and then fail: one line, and the user's files untouched.
@@ -240,6 +245,9 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_model: Path) 
     weights = tmp_path / "cut_model" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])
     (tmp_path / "file.txt").write_text("not a folder")
+    with ResultsStore(tmp_path / "fresh" / STORE_NAME):  # a store with no runs
+        pass
+    (tmp_path / "fresh" / "report.md").write_text("my own notes")
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "store.sqlite").write_bytes(b"")
     (tmp_path / "garbled").mkdir()

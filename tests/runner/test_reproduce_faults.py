@@ -52,14 +52,21 @@ def test_every_run_is_checked_before_any_starts(tmp_path: Path) -> None:
 def test_a_report_with_fewer_results_keeps_the_previous_file(tmp_path: Path) -> None:
     reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
     good = (tmp_path / "results.json").read_bytes()
-    with ResultsStore(tmp_path / STORE_NAME) as store:  # a store that lost its runs
-        store._db.execute("DELETE FROM runs")
+    with ResultsStore(tmp_path / STORE_NAME) as store:  # a store that lost a run
+        store._db.execute("DELETE FROM runs WHERE rowid = (SELECT min(rowid) FROM runs)")
         store._db.commit()
     with pytest.warns(FewerResultsWarning, match=r"of its results are not in the store"):
         report(tmp_path, [ToyExperiment()])
-    assert json.loads((tmp_path / "results.json").read_text()) == []
+    assert len(json.loads((tmp_path / "results.json").read_text())) < len(json.loads(good))
     (kept,) = tmp_path.glob("results.previous-*.json")
     assert kept.read_bytes() == good
+    with ResultsStore(tmp_path / STORE_NAME) as store:  # one that lost them all
+        store._db.execute("DELETE FROM runs")
+        store._db.commit()
+    fewer = (tmp_path / "results.json").read_bytes()
+    with pytest.raises(UserError, match="no finished run of the experiments' runs"):
+        report(tmp_path, [ToyExperiment()])
+    assert (tmp_path / "results.json").read_bytes() == fewer
 
 
 def test_an_unreadable_results_file_is_kept_before_it_is_replaced(tmp_path: Path) -> None:

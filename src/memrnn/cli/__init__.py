@@ -49,9 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memrnn: error: {_one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(
-            "memrnn: interrupted; finished runs are stored, `--resume` continues", file=sys.stderr
+        again = (
+            "the same command with --resume continues"
+            if hasattr(args, "resume")
+            else "the same command again runs what is missing"
         )
+        print(f"memrnn: interrupted; finished runs are stored, {again}", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, Profile, RunRecord
 from memrnn.experiments.profiles import PROFILE_NAMES
 from memrnn.experiments.tables import Table
@@ -78,12 +79,18 @@ def _results(
     ]
 
 
-def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experiment]) -> list[Path]:
+def write_report(
+    store: ResultsStore, out: Path, experiments: Sequence[Experiment], empty_ok: bool = True
+) -> list[Path]:
     """Write DIR/results.json, DIR/runs.json, DIR/report.md and DIR/figures/*.png.
 
     results.json holds one object per table cell; runs.json one per run (config, seed,
     code version, times, status), so every number can be traced to the runs behind it.
     Returns the files written.
+
+    Raises:
+        UserError: unless ``empty_ok``, when the store holds no finished run that an
+            experiment defines now (with ``--seeds``, of those seeds): nothing is written.
     """
     results: list[dict[str, Any]] = []
     lines = [
@@ -94,6 +101,7 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
         "",
     ]
     written = []
+    sections = 0
     for experiment in experiments:
         for profile in PROFILE_NAMES:
             # Only the runs the experiment defines now: a run made with other settings
@@ -112,6 +120,7 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
             ]
             if not records:
                 continue
+            sections += 1
             lines += _section_header(experiment, profile, records)
             if len(stored) > len(records):
                 lines += [
@@ -133,6 +142,11 @@ def write_report(store: ResultsStore, out: Path, experiments: Sequence[Experimen
                 written.append(path)
                 lines += [f"![{name}](figures/{path.name})", ""]
             lines += _runs_table(records)
+    if not sections and not empty_ok:
+        raise UserError(
+            f"{store.path}: no finished run of the experiments' runs (with --seeds, of "
+            "those seeds) to report; nothing written"
+        )
     runs = store.runs()
     _keep_what_would_be_lost(out / "results.json", results)
     write_atomic(out / "results.json", lambda f: f.write(json.dumps(results, indent=1).encode()))

@@ -158,11 +158,12 @@ def report(out: Path, experiments: Sequence[Experiment]) -> list[Path]:
     """Rebuild the report in ``out`` from its store alone.
 
     Raises:
-        UserError: no store in ``out``, a damaged one, or another process works there.
+        UserError: no store in ``out``, a damaged one, another process works there, or
+            no finished run to report (nothing is then written).
     """
     path = out / STORE_NAME
     if not path.exists():  # before the lock, which would make the folder
         raise UserError(f"{path}: no results store here; run `memrnn reproduce` first")
     with folder_lock(out), ResultsStore(path, create=False) as store:
         remove_stale_temporaries(out, recursive=False)
-        return write_report(store, out, experiments)
+        return write_report(store, out, experiments, empty_ok=False)
