@@ -409,3 +409,13 @@ def test_bad_seeds_are_refused(
     with pytest.raises(SystemExit) as stop:
         main(["list", "matrix", "--seeds", *seeds])
     assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_train_writes_tensorboard_events_and_a_short_log(tmp_path: Path) -> None:
+    tb = tmp_path / "tb"
+    done = memrnn("train", "trask2016", "--profile", "smoke", "--out", str(tmp_path / "o"),
+                  "--tensorboard", str(tb))  # fmt: skip
+    assert list(tb.glob("events.out.tfevents.*"))
+    # stderr is a pipe here, as a file is: the bar is drawn at its start and end, not
+    # at every one of the 20 steps
+    assert 1 <= done.stderr.count("step/s") <= 3, done.stderr

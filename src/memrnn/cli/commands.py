@@ -163,7 +163,7 @@ def run_train(args: argparse.Namespace) -> int:
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
     keep_freed_memory()  # as the runner's processes do: no page faults on every step's buffers
-    with progress_bar(config.steps, args.quiet) as bar:
+    with progress_bar(config.steps, args.quiet, args.tensorboard) as bar:
 
         def start() -> None:
             where = f"{experiment.name} / {spec.name} ({args.profile})"

@@ -46,12 +46,16 @@ class ProgressBar:
         self.bar: tqdm[None] | None = None
 
     def start(self) -> None:
-        self.bar = tqdm(total=self.total, unit="step", file=sys.stderr, disable=self.quiet)
+        # Redirected to a file, a line every 30 s rather than a redraw every step.
+        every = 0.1 if sys.stderr.isatty() else 30.0
+        self.bar = tqdm(total=self.total, unit="step", file=sys.stderr, disable=self.quiet,
+                        mininterval=every)  # fmt: skip
 
     def show(self, p: Progress) -> None:
         if self.bar is not None:
-            self.bar.n = p.step
-            self.bar.set_postfix(loss=f"{p.loss:.4f}", seq_per_s=f"{p.sequences_per_second:.0f}")
+            loss, speed = f"{p.loss:.4f}", f"{p.sequences_per_second:.0f}"
+            self.bar.set_postfix(loss=loss, seq_per_s=speed, refresh=False)
+            self.bar.update(p.step - self.bar.n)  # redraws at most every mininterval
         if self.writer is not None:
             self.writer.add_scalar("train/loss", p.loss, p.step)
             for name, value in sorted((p.metrics or {}).items()):
