@@ -207,6 +207,7 @@ BAD = [
     (["score", "{tmp}/model", "{tmp}/bad/no_tab.tsv"], "no_tab.tsv, line 2: no tab"),
     (["score", "{tmp}/model", "{tmp}/unknown.tsv"], "unknown.tsv, line 1: unknown source"),
     (["score", "{tmp}/model", "/dev/urandom"], "/dev/urandom: larger than 256 MiB"),
+    (["reproduce", "trask2016", "--address", "10.0.0.1:6379"], "--backend ray"),
     # a report of nothing leaves the report there as it was
     (["report", "--out", "{tmp}/fresh"], "{tmp}/fresh/store.sqlite: no finished run"),
     (["report", "--out", "{tmp}/fresh", "--seeds", "7"], "(with --seeds, of those seeds)"),

@@ -4,6 +4,7 @@ interrupted, its checkpoint kept for ``--resume``."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,13 @@ def train_into(
                 remove_stale_temporaries(folder)
         if not resume:
             checkpoint.unlink(missing_ok=True)
+        elif not checkpoint.exists():
+            warnings.warn(
+                f"--resume: no checkpoint of run {spec.name} with these settings in {out}; "
+                "it starts from step 0",
+                UserWarning,
+                stacklevel=2,
+            )
         if on_start is not None:
             on_start()
         store.start(spec, code_version())
