@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from safetensors.torch import save as save_safetensors
 
 from memrnn.errors import UserError
 from memrnn.models import build_model_for, load_model, model_names, save_model
-from memrnn.models.saving import DESCRIPTION, WEIGHTS
+from memrnn.models.saving import DESCRIPTION, WEIGHTS, _description_sha256
 from memrnn.tasks import TextPairsTask, make_task
 from tests.models.tiny import tiny_options
 
@@ -62,9 +63,15 @@ def test_the_weights_are_safetensors_and_the_description_json(tmp_path: Path) ->
 
 
 def _break(folder: Path, what: str) -> str:
-    """Damage the saved model in ``folder``; the start of the error expected."""
+    """Damage the saved model in ``folder``; the start of the error expected. An edit of
+    the description is sealed with a checksum of its own, as if another program wrote
+    it, except for "an edited description"."""
     weights, description = folder / WEIGHTS, folder / DESCRIPTION
     found = json.loads(description.read_text())
+    if what == "an edited description":
+        found["options"]["hidden_size"] += 1
+        description.write_text(json.dumps(found))
+        return f"{description}: changed after it was saved"
     if what == "no description":
         description.unlink()
         return f"{description}: no model description here"
@@ -76,7 +83,7 @@ def _break(folder: Path, what: str) -> str:
         return f"{description}: not a memrnn model description (format None"
     if what == "description missing an entry":
         del found["options"]
-        description.write_text(json.dumps(found))
+        _sealed(description, found)
         return f"{description}: damaged model description (its 'options'"
     if what == "weights cut short":
         weights.write_bytes(weights.read_bytes()[:-10])
@@ -88,24 +95,31 @@ def _break(folder: Path, what: str) -> str:
         blob = pickle.dumps({"weights": 1})
         weights.write_bytes(blob)
         found["weights_sha256"] = hashlib.sha256(blob).hexdigest()
-        description.write_text(json.dumps(found))
+        _sealed(description, found)
         return f"{weights}: not a safetensors file"
     if what == "weights of another model":
         blob = save_safetensors({"w": torch.zeros(2)})
         weights.write_bytes(blob)
         found["weights_sha256"] = hashlib.sha256(blob).hexdigest()
-        description.write_text(json.dumps(found))
+        _sealed(description, found)
         return f"{description}: cannot rebuild the model it describes (Error(s) in loading"
     if what == "an unknown model":
         found["model"] = "nosuch"
-        description.write_text(json.dumps(found))
+        _sealed(description, found)
         return f"{description}: cannot rebuild the model it describes (name: expected"
     raise AssertionError(what)
+
+
+def _sealed(description: Path, found: dict[str, Any]) -> None:
+    """Write ``found`` to ``description`` with its checksum made anew."""
+    found["description_sha256"] = _description_sha256(found)
+    description.write_text(json.dumps(found))
 
 
 @pytest.mark.parametrize(
     "what",
     [
+        "an edited description",
         "no description",
         "garbled description",
         "foreign description",
@@ -176,6 +190,6 @@ def test_a_model_made_by_hand_needs_its_name_and_right_options(tmp_path: Path) -
 def test_a_description_without_sizes_takes_them_from_its_task(tmp_path: Path) -> None:
     model = _saved(tmp_path)
     found = json.loads((tmp_path / DESCRIPTION).read_text())
-    del found["input_size"], found["output_size"]  # as memrnn 0.1.0 wrote it
+    del found["input_size"], found["output_size"], found["description_sha256"]  # as 0.1.0 wrote
     (tmp_path / DESCRIPTION).write_text(json.dumps(found))
     assert torch.equal(load_model(tmp_path).model(IDS), model(IDS))

@@ -32,6 +32,19 @@ def test_round_trip(tmp_path: Path) -> None:
     assert loaded["step"] == 7 and loaded["rng"] == {"state": 2**100, "name": "PCG64"}
 
 
+def test_one_flipped_bit_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "c.pt"
+    weights = torch.linspace(-1, 1, 4096)
+    save_checkpoint(path, {"model": {"w": weights}, "step": 3})
+    data = bytearray(path.read_bytes())
+    at = data.find(weights[2000:2016].numpy().tobytes())  # inside the weights' bytes
+    assert at > 0
+    data[at] ^= 0x10
+    path.write_bytes(bytes(data))
+    with pytest.raises(DamagedCheckpointError, match="its SHA-256 does not match"):
+        load_checkpoint(path)
+
+
 class _Unsaveable:
     def __reduce__(self) -> tuple[object, ...]:
         raise RuntimeError("cannot pickle this")

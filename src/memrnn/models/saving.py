@@ -9,7 +9,9 @@ A saved model is two files in its folder:
   the task it reads if one is given (a ``TextPairsTask``'s vocabularies, or a registered
   task's name and options), the memrnn version that saved it, and the SHA-256 of the
   weights file, so that weights and description that do not belong together (a copy cut
-  short, a save interrupted between the two files) are refused, not mixed.
+  short, a save interrupted between the two files) are refused, not mixed; and the
+  SHA-256 of the description itself, so that an edit (a vocabulary entry renamed, which
+  would change what the model decodes) is refused too.
 
 ``save_model(folder, model)`` needs nothing but the model for one that ``build_model``
 (or ``build_model_for``) made; ``load_model(folder)`` needs nothing but the folder.
@@ -212,10 +214,20 @@ def save_model(
     }
     if selection:
         description["selection"] = dict(selection)
+    _json_text("options", description)  # what JSON cannot hold is named here
+    description["description_sha256"] = _description_sha256(description)
     text = _json_text("options", description)
     write_atomic(folder / WEIGHTS, lambda f: f.write(blob))
     write_atomic(folder / DESCRIPTION, lambda f: f.write(text.encode() + b"\n"))
     return folder / DESCRIPTION
+
+
+def _description_sha256(description: Mapping[str, Any]) -> str:
+    """The SHA-256 of ``description`` but its own checksum, as canonical JSON: an edit
+    of ``model.json`` (a vocabulary entry renamed) is found when it is loaded."""
+    rest = {k: v for k, v in description.items() if k != "description_sha256"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -251,6 +263,12 @@ def _description(path: Path) -> dict[str, Any]:
             raise UserError(
                 f"{path}: damaged model description (its {key!r} is not a {kind[0].__name__})"
             )
+    # every save since the checksum was added has one; an older description has none
+    if "description_sha256" in found and found["description_sha256"] != _description_sha256(found):
+        raise UserError(
+            f"{path}: changed after it was saved (its description_sha256 does not match "
+            "what it says); save the model again rather than edit this file"
+        )
     # the sizes: in every description but those of memrnn 0.1.0, which took them from the task
     for key in SIZES:
         size = found.get(key)

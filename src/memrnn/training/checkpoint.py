@@ -3,7 +3,9 @@
 A checkpoint is a dict of tensors, numbers, strings, lists and dicts, written to a
 temporary file in the same folder and renamed over the old one, so a reader sees either
 the old checkpoint or the new one, never half of one. Loading uses
-``torch.load(weights_only=True)``, which refuses anything but those plain types. A
+``torch.load(weights_only=True)``, which refuses anything but those plain types. The
+payload is kept as bytes beside their SHA-256, checked when it is read: torch does not
+check its own files, and a bit flipped on the disk would resume into other numbers. A
 checkpoint that cannot be used all the same (a disk that lost its end, bytes garbled,
 something else in its place) is moved aside by :func:`set_aside`, never deleted, so that
 its run can start over while the file stays there to be looked at.
@@ -11,6 +13,8 @@ its run can start over while the file stays there to be looked at.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import warnings
 from pathlib import Path
@@ -39,9 +43,21 @@ class DamagedCheckpointError(ValueError):
         self.path, self.reason = path, reason
 
 
+FORMAT = "memrnn-checkpoint-2"  # the payload as bytes, with its SHA-256
+
+
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
-    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
-    write_atomic(path, lambda f: torch.save(payload, f))
+    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename), as bytes
+    with their SHA-256."""
+    inner = io.BytesIO()
+    torch.save(payload, inner)
+    data = bytearray(inner.getbuffer())
+    outer = {
+        "format": FORMAT,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "payload": torch.frombuffer(data, dtype=torch.uint8),
+    }
+    write_atomic(path, lambda f: torch.save(outer, f))
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
@@ -50,10 +66,18 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     Raises:
         DamagedCheckpointError: (a ValueError) ``path`` cannot be read as a checkpoint,
             for whatever reason (zero bytes, cut short, garbled, a folder, objects that
-            are not plain data, which are never constructed), or holds no dict.
+            are not plain data, which are never constructed, a payload whose SHA-256 is
+            not the one saved with it), or holds no dict.
     """
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
+        if isinstance(payload, dict) and payload.get("format") == FORMAT:
+            data = payload["payload"].numpy().tobytes()
+            if hashlib.sha256(data).hexdigest() != payload["sha256"]:
+                raise DamagedCheckpointError(path, "its SHA-256 does not match its contents")
+            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except DamagedCheckpointError:
+        raise
     # Whatever torch.load raises here is the file's doing: EOFError for zero bytes,
     # RuntimeError for a cut zip, UnpicklingError for garbled bytes or a crafted object,
     # IsADirectoryError, OSError ...
