@@ -142,7 +142,7 @@ def test_a_damaged_or_foreign_file_is_named(tmp_path: Path, what: str) -> None:
 def test_a_failed_save_leaves_the_old_model(tmp_path: Path) -> None:
     model = _saved(tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    with pytest.raises(ValueError, match="options: not JSON-able"):
+    with pytest.raises(ValueError, match="vocab_size: expected an int"):
         save_model(tmp_path, model, task="copy", task_options={"vocab_size": object()})
     with pytest.raises(ValueError, match="options: the model was built with"):
         save_model(tmp_path, model, "stack_lstm", {"hidden_size": 9}, task="copy")
@@ -193,3 +193,34 @@ def test_a_description_without_sizes_takes_them_from_its_task(tmp_path: Path) ->
     del found["input_size"], found["output_size"], found["description_sha256"]  # as 0.1.0 wrote
     (tmp_path / DESCRIPTION).write_text(json.dumps(found))
     assert torch.equal(load_model(tmp_path).model(IDS), model(IDS))
+
+
+def test_what_cannot_load_is_not_saved(tmp_path: Path) -> None:
+    task = make_task("copy", vocab_size=4)
+    model = build_model_for("stack_lstm", task, hidden_size=6)
+    with pytest.raises(ValueError, match="model: expected a torch.nn.Module, got str"):
+        save_model(tmp_path, "not a model")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"task: its sizes \(17 in, 8 out\) are not the model's"):
+        save_model(tmp_path, model, task="copy", task_options={"vocab_size": 7})
+    with torch.no_grad():
+        model.output.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="model: its output.weight holds NaN or infinite"):
+        save_model(tmp_path, model)
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_model_loads_in_the_dtype_it_was_saved_in(tmp_path: Path) -> None:
+    model = build_model_for("stack_lstm", make_task("copy", vocab_size=4), hidden_size=6)
+    save_model(tmp_path, model.to(torch.bfloat16))
+    loaded = load_model(tmp_path).model
+    assert {p.dtype for p in loaded.parameters()} == {torch.bfloat16}
+    assert torch.equal(loaded(IDS), model.eval()(IDS))
+
+
+def test_a_model_made_by_hand_takes_its_sizes_from_itself(tmp_path: Path) -> None:
+    from memrnn.models import MemoryAugmentedLSTM
+
+    sizes = {"hidden_size": 8, "embedding": 4, "memory_width": 4}
+    model = MemoryAugmentedLSTM(11, 5, **sizes, memory="stack")
+    save_model(tmp_path, model, "stack_lstm", sizes)  # no task: input_vocab, output_vocab
+    assert torch.equal(load_model(tmp_path).model(IDS), model.eval()(IDS))

@@ -99,6 +99,21 @@ def _task_entry(
     )
 
 
+def _task_made(task: Task | str | None, task_options: Mapping[str, Any] | None) -> Task | None:
+    """The task ``save_model`` was given, made if it was given by name."""
+    entry = _task_entry(task, task_options)
+    return _make_task(entry) if isinstance(task, str) and entry is not None else task  # type: ignore[return-value]
+
+
+def _own_sizes(model: nn.Module) -> tuple[int, int] | None:
+    """A model's input and output sizes from its own attributes, if it has them."""
+    for names in (("input_size", "output_size"), ("input_vocab", "output_vocab")):
+        sizes = [getattr(model, n, None) for n in names]
+        if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+            return sizes[0], sizes[1]
+    return None
+
+
 def _make_task(entry: Mapping[str, Any]) -> Task:
     options = entry["options"]
     if entry["name"] == TEXT_PAIRS:
@@ -117,7 +132,11 @@ def _build(
     ``options``, if given, must agree with; or, for a model ``build_model`` did not make,
     ``name``, ``options`` and the task's sizes. The record is checked by building the
     model again: its weights must have the names and shapes of ``model``'s, so that a
-    wrong record fails here and not when the folder is loaded."""
+    wrong record fails here and not when the folder is loaded. A model made by hand takes
+    its sizes from the task, or else from its own ``input_size`` and ``output_size`` (or
+    ``input_vocab`` and ``output_vocab``)."""
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     found = model_build(model)
     if found is None:
         if name is None:
@@ -130,13 +149,15 @@ def _build(
             raise ValueError(
                 f"name: expected a registered model, one of {model_names()}, got {name!r}"
             )
-        if task is None:
-            raise ValueError("task: needed for a model not made by build_model (its sizes)")
-        made = _make_task(_task_entry(task, task_options) or {}) if isinstance(task, str) else task
-        with torch.random.fork_rng(devices=[]):
-            found = model_build(
-                build_model(name, made.input_size, made.output_size, **(options or {}))
+        made = _task_made(task, task_options)
+        sizes = (made.input_size, made.output_size) if made is not None else _own_sizes(model)
+        if sizes is None:
+            raise ValueError(
+                "task: needed for a model not made by build_model and without input_size "
+                "and output_size of its own (its sizes)"
             )
+        with torch.random.fork_rng(devices=[]):
+            found = model_build(build_model(name, *sizes, **(options or {})))
         assert found is not None
     elif name is not None and name != found.name:
         raise ValueError(f"name: the model was built as {found.name!r}, not {name!r}")
@@ -149,6 +170,13 @@ def _build(
             raise ValueError(
                 f"options: the model was built with {dict(found.options)}, not {dict(options)}"
             )
+    made = _task_made(task, task_options)
+    if made is not None and (made.input_size, made.output_size) != (found.input_size,
+                                                                  found.output_size):  # fmt: skip
+        raise ValueError(
+            f"task: its sizes ({made.input_size} in, {made.output_size} out) are not the "
+            f"model's ({found.input_size} in, {found.output_size} out)"
+        )
     with torch.random.fork_rng(devices=[]):
         rebuilt = build_model(found.name, found.input_size, found.output_size, **found.options)
     want = {k: tuple(v.shape) for k, v in rebuilt.state_dict().items()}
@@ -201,6 +229,10 @@ def save_model(
     build = _build(model, name, options, task, task_options)
     folder = Path(folder)
     weights = {k: v.detach().cpu().contiguous().clone() for k, v in model.state_dict().items()}
+    for key, value in weights.items():
+        if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            raise ValueError(f"model: its {key} holds NaN or infinite values; not saved")
+    floats = [v.dtype for v in weights.values() if v.is_floating_point()]
     blob = save_safetensors(weights)
     description = {
         "format": FORMAT,
@@ -212,6 +244,8 @@ def save_model(
         "task": _task_entry(task, task_options),
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
     }
+    if floats and floats[0] != torch.float32:  # loaded back in the dtype it was saved in
+        description["dtype"] = str(floats[0]).removeprefix("torch.")
     if selection:
         description["selection"] = dict(selection)
     _json_text("options", description)  # what JSON cannot hold is named here
@@ -283,6 +317,14 @@ def _description(path: Path) -> dict[str, Any]:
     return found
 
 
+def _dtype(name: object, path: Path) -> torch.dtype:
+    """The floating dtype ``name`` ("bfloat16") that a description records."""
+    dtype = getattr(torch, name, None) if isinstance(name, str) else None
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise UserError(f"{path}: damaged model description (its dtype {name!r})")
+    return dtype
+
+
 def _weights(path: Path, sha256: str, description: Path) -> dict[str, Tensor]:
     blob = _read(path, "model weights")
     if hashlib.sha256(blob).hexdigest() != sha256:
@@ -321,6 +363,7 @@ def load_model(folder: str | os.PathLike[str], device: str | torch.device = "cpu
             )
         with torch.random.fork_rng(devices=[]):  # initial weights, overwritten below
             model = build_model(found["model"], sizes[0], sizes[1], **options)
+        model.to(_dtype(found.get("dtype", "float32"), path))
         model.load_state_dict(weights, strict=True)
     except (ValueError, TypeError, RuntimeError) as error:
         reason = " ".join(str(error).split())
