@@ -16,6 +16,7 @@ import pytest
 
 from memrnn.cli import main
 from memrnn.cli.pairs import train_on_pairs
+from memrnn.experiments.base import RunSpec
 from memrnn.runner.lock import folder_lock
 from memrnn.runner.reproduce import STORE_NAME
 from memrnn.runner.store import ResultsStore
@@ -211,6 +212,7 @@ BAD = [
     # a report of nothing leaves the report there as it was
     (["report", "--out", "{tmp}/fresh"], "{tmp}/fresh/store.sqlite: no finished run"),
     (["report", "--out", "{tmp}/fresh", "--seeds", "7"], "(with --seeds, of those seeds)"),
+    (["report", "--out", "{tmp}/torn"], "store.sqlite: run 'naive/seed0' (key "),
 ]
 
 # Runs that start and then fail: one line, and the user's files untouched.
@@ -249,6 +251,10 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_model: Path) 
     with ResultsStore(tmp_path / "fresh" / STORE_NAME):  # a store with no runs
         pass
     (tmp_path / "fresh" / "report.md").write_text("my own notes")
+    with ResultsStore(tmp_path / "torn" / STORE_NAME) as store:  # a run's row damaged
+        store.start(RunSpec("trask2016", "naive/seed0", "smoke", {"seed": 0}, "m", "t"), "v")
+        store._db.execute("UPDATE runs SET status = 'finished', config = '{not json'")
+        store._db.commit()
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "store.sqlite").write_bytes(b"")
     (tmp_path / "garbled").mkdir()

@@ -204,8 +204,25 @@ class ResultsStore:
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         for row in rows:
-            row["config"], row["tags"] = json.loads(row["config"]), json.loads(row["tags"])
+            row["config"], row["tags"] = self._json(row, "config"), self._json(row, "tags")
         return rows
+
+    def _json(self, row: dict[str, Any], field: str) -> dict[str, Any]:
+        """The JSON object in ``row[field]``; a UserError naming the store and the run
+        where it is damaged."""
+        try:
+            value = json.loads(row[field] or "{}")
+        except (TypeError, ValueError) as error:
+            raise self._damaged(row, field, str(error)) from None
+        if not isinstance(value, dict):
+            raise self._damaged(row, field, f"a {type(value).__name__}, not an object")
+        return value
+
+    def _damaged(self, row: dict[str, Any], field: str, why: str) -> UserError:
+        return UserError(
+            f"{self.path}: run {row.get('name')!r} (key {row.get('key')}) has a damaged "
+            f"{field} ({why}); delete that run's row, or the store, to run it again"
+        )
 
     def history(self, key: str) -> list[tuple[int, str, float]]:
         cursor = self._db.execute(
@@ -236,7 +253,12 @@ class ResultsStore:
                     (row["key"], FINAL),
                 ).fetchall()
             )
-            artifacts = json.loads(row["artifacts"] or "{}")
+            artifacts = self._json(row, "artifacts")
+            try:
+                history = self.history(spec.key)
+                metrics = {str(k): float(v) for k, v in metrics.items()}
+            except (TypeError, ValueError) as error:
+                raise self._damaged(row, "metrics", str(error)) from None
             records.append(
                 RunRecord(
                     spec,
@@ -244,7 +266,7 @@ class ResultsStore:
                     artifacts,
                     row["code_version"],
                     row["wall_seconds"],
-                    self.history(spec.key),
+                    history,
                     (row["started"], row["ended"]) if row["ended"] is not None else None,
                 )
             )
