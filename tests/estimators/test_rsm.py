@@ -125,6 +125,8 @@ def test_estimator_contract_and_errors() -> None:
         rsm.fit([x], [teacher], nonterminals=np.ones((1, 2)))
     with pytest.raises(ValueError, match="nonterminals: contains NaN or inf"):
         rsm.fit([x], [teacher], nonterminals=np.full((1, 3), np.nan))
+    with pytest.raises(ValueError, match=r"nonterminals: expected at least one \(K >= 1\)"):
+        rsm.fit([x], [teacher], nonterminals=np.ones((0, 3)))
     with pytest.raises(ValueError, match=r"X\[0\]: expected a 2-D"):
         rsm.fit([np.ones(3)], [teacher], nonterminals=codes)
     with pytest.raises(ValueError, match="y: expected a list of StackTeacher"):

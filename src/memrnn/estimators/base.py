@@ -180,6 +180,8 @@ def teaching_data(
         raise ValueError(f"nonterminals: cannot be read as a float array ({err})") from None
     if codes.ndim != 2 or codes.shape[1] != n:
         raise ValueError(f"nonterminals: expected shape (K, {n}), got {codes.shape}")
+    if len(codes) == 0:
+        raise ValueError(f"nonterminals: expected at least one (K >= 1), got shape {codes.shape}")
     if not np.all(np.isfinite(codes)):
         raise ValueError("nonterminals: contains NaN or inf")
     if not isinstance(y, list | tuple):

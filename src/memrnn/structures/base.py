@@ -82,7 +82,7 @@ class OneEndedMemory(Memory):
         Under autocast, inputs in its lower dtype are taken in the state's.
         """
         value, push, pop = memory_inputs(state, value, push, pop)
-        check_step_values(state, value=value)
+        check_step_values(state, False, value=value)
         self._check_gates({"push": push, "pop": pop}, (state.batch_size,), state)
         s, weights = strength_step(state.strengths, push, pop, self.end)
         buffer, lo, hi = state.buffer.write(state.lo, state.hi, top=value)
@@ -120,10 +120,15 @@ def memory_inputs(state: MemoryState, *inputs: Tensor) -> tuple[Tensor, ...]:
     return inputs if dtype is None else tuple(from_autocast(x, dtype) for x in inputs)
 
 
-def check_step_values(state: object, **values: Tensor) -> None:
-    """Check that ``state`` is a MemoryState and each value is (B, m) like it."""
+def check_step_values(state: object, centred: bool, **values: Tensor) -> None:
+    """Check that ``state`` is a MemoryState of a deque (``centred``) or of a one-ended
+    memory, and each value is (B, m) like it."""
     if not isinstance(state, MemoryState):
         raise TypeError(f"state: expected a MemoryState, got {type(state).__name__}")
+    if state.centred != centred:
+        mine, theirs = ("a deque's", "a stack's or queue's") if centred else (
+            "a stack's or queue's", "a deque's")  # fmt: skip
+        raise ValueError(f"state: expected {mine} state, got {theirs}")
     b, m = state.batch_size, state.width
     for name, value in values.items():
         check_tensor(name, value, (b, m), state.dtype, state.device, f"(B, m) = ({b}, {m})")

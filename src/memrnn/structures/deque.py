@@ -47,13 +47,13 @@ class NeuralDeque(Memory):
         value_top, value_bot, push_top, push_bot, pop_top, pop_bot = memory_inputs(
             state, value_top, value_bot, push_top, push_bot, pop_top, pop_bot
         )
-        check_step_values(state, value_top=value_top, value_bot=value_bot)
+        check_step_values(state, True, value_top=value_top, value_bot=value_bot)
         gates = (push_top, push_bot, pop_top, pop_bot)
         self._check_gates(dict(zip(_GATES, gates, strict=True)), (state.batch_size,), state)
         s, w_top, w_bot = _strength_step(state.strengths, *gates)
         buffer, lo, hi = state.buffer.write(state.lo, state.hi, bottom=value_bot, top=value_top)
         reads = (buffer.read(w_top, lo, hi), buffer.read(w_bot, lo, hi))
-        return reads, MemoryState(s, buffer, lo, hi)
+        return reads, MemoryState(s, buffer, lo, hi, centred=True)
 
     def run(
         self,

@@ -25,6 +25,7 @@ class MemoryState:
     buffer: ValueBuffer = field(repr=False)
     lo: int = field(repr=False)
     hi: int = field(repr=False)
+    centred: bool = field(default=False, repr=False)  # a deque's: rows grow at both ends
 
     @property
     def values(self) -> Tensor:
@@ -50,7 +51,7 @@ class MemoryState:
         through time). Its values move to a buffer of their own: the buffer they share
         with earlier states is written in place, which autograd tracks."""
         buffer, lo, hi = self.buffer.detached(self.lo, self.hi)
-        return MemoryState(self.strengths.detach(), buffer, lo, hi)
+        return MemoryState(self.strengths.detach(), buffer, lo, hi, self.centred)
 
     @property
     def dtype(self) -> torch.dtype:
@@ -80,4 +81,4 @@ def empty_state(
         batch_size, width, capacity, centred=centred, device=device, dtype=dtype
     )
     strengths = buffer.data.new_zeros(batch_size, 0)
-    return MemoryState(strengths, buffer, buffer.lo, buffer.hi)
+    return MemoryState(strengths, buffer, buffer.lo, buffer.hi, centred)

@@ -203,5 +203,6 @@ def stream_fused(
         w_q, b_q, noise, shape, carry.read, flipped(memory.strengths), flipped(memory.values),
     )  # fmt: skip
     rows = layout.rows
-    state = MemoryState(flipped(s), ValueBuffer(flipped(values), 0, rows), 0, rows)
+    state = MemoryState(flipped(s), ValueBuffer(flipped(values), 0, rows), 0, rows,
+                        centred=model.bot is not None)  # fmt: skip
     return _trace(model, params, o_prime, push, pop, None), Carry(h, c, read, state)
