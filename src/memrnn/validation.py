@@ -9,6 +9,7 @@ Tensor checks live with torch, in :mod:`memrnn.structures.checks`.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Collection, Sequence
 from typing import TypeVar, cast
 
@@ -107,6 +108,26 @@ def check_choice(name: str, value: object, choices: Collection[T]) -> T:
         listed = ", ".join(str(c) for c in choices)
         raise ValueError(f"{name}: expected one of {listed}, got {value!r}")
     return cast(T, value)
+
+
+def physical_memory() -> int:
+    """This machine's memory in bytes (2**62 where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return 2**62
+
+
+def check_fits_in_memory(name: str, value: object, needed_bytes: int) -> None:
+    """ValueError naming ``name`` if ``value`` would take more than this machine's memory
+    (``needed_bytes``): refused at once, not after minutes of swapping or an endless
+    allocation."""
+    have = physical_memory()
+    if needed_bytes > have:
+        raise ValueError(
+            f"{name}: {value} needs {needed_bytes / 2**30:.3g} GiB, more than this machine's "
+            f"{have / 2**30:.3g} GiB"
+        )
 
 
 def check_int_range(

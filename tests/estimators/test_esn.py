@@ -210,6 +210,7 @@ def test_predict_rejects_a_different_width() -> None:
         ({"reservoir": "lstm"}, "reservoir: expected one of ldn, crj, random, got 'lstm'"),
         ({"alpha": -1.0}, "alpha: expected a finite number >= 0, got -1.0"),
         ({"reservoir": "random", "n_neurons": 0}, "n_neurons: expected an int >= 1"),
+        ({"reservoir": "ldn", "n_neurons": 10**9}, "n_neurons: 1000000000 needs 7.45e+09 GiB"),
         ({"reservoir": "crj", "n_neurons": 5, "jump_length": 1}, "jump_length: must lie in"),
         ({"reservoir": "ldn", "n_neurons": 1}, "n_neurons: an LDN needs at least one neuron"),
         ({"reservoir": "ldn", "degree": 0}, "degree: expected an int >= 1"),

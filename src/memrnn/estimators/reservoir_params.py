@@ -9,7 +9,13 @@ from memrnn.estimators.base import store_params
 from memrnn.estimators.conventions import AnyRandomState, as_generator
 from memrnn.reservoir.constructions import crj_reservoir, ldn_reservoir, random_reservoir
 from memrnn.reservoir.reservoirs import Reservoir
-from memrnn.validation import check_choice, check_float, check_int, check_random_state
+from memrnn.validation import (
+    check_choice,
+    check_fits_in_memory,
+    check_float,
+    check_int,
+    check_random_state,
+)
 
 _KINDS = ("ldn", "crj", "random")
 
@@ -41,7 +47,8 @@ class ReservoirParams:
         """Check every reservoir hyperparameter, those of the kinds not chosen too: a NaN
         or a size below 1 is a mistake whichever reservoir would read it."""
         check_choice("reservoir", self.reservoir, _KINDS)
-        check_int("n_neurons", self.n_neurons, 1)
+        n = check_int("n_neurons", self.n_neurons, 1)
+        check_fits_in_memory("n_neurons", n, 8 * n * n)  # the recurrent matrix, dense
         check_float("spectral_radius", self.spectral_radius, above=0)
         check_float("sparsity", self.sparsity, above=0, maximum=1)
         check_float("input_scaling", self.input_scaling, above=0)

@@ -41,7 +41,12 @@ from torch import Tensor
 from memrnn.tasks.losses import Loss, ValueLoss, output_values, scored_loss
 from memrnn.tasks.scoring import check_outputs, class_hits, sequence_accuracy, value_hits
 from memrnn.tasks.stack_teacher import StackTeacher
-from memrnn.validation import check_generator, check_int, check_int_range
+from memrnn.validation import (
+    check_fits_in_memory,
+    check_generator,
+    check_int,
+    check_int_range,
+)
 
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy's default ignore_index
 
@@ -164,6 +169,8 @@ class Task(ABC):
         check_generator("rng", rng)
         size = check_int("batch_size", batch_size, 1)
         low, high = check_int_range(("min_length", "max_length"), min_length, max_length, 1)
+        # a sequence takes a few times its length in ids, targets and masks (8 bytes each)
+        check_fits_in_memory("max_length", high, 64 * size * high)
         return self._sample(rng, size, low, high)
 
     @abstractmethod
