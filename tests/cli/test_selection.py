@@ -236,7 +236,8 @@ def test_rounded_gates_are_kept_where_the_held_out_pairs_do_as_well(
                            valid=tmp_path / "valid.tsv", model_options=TINY)  # fmt: skip
     (candidate,) = saved.selection["candidates"]
     kept = rounded_score >= 0.5
-    assert candidate["rounded"] is kept and candidate["held_out_accuracy"] == max(rounded_score, 0.5)
+    assert candidate["rounded"] is kept
+    assert candidate["held_out_accuracy"] == max(rounded_score, 0.5)
     loaded = load_model(tmp_path / "run")
     assert loaded.options.get("round_gates", False) is kept and saved.options == loaded.options
     assert loaded.model.core.round_gates is kept  # type: ignore[union-attr]

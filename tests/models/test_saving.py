@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -198,13 +198,13 @@ def test_a_description_without_sizes_takes_them_from_its_task(tmp_path: Path) ->
 def test_what_cannot_load_is_not_saved(tmp_path: Path) -> None:
     task = make_task("copy", vocab_size=4)
     model = build_model_for("stack_lstm", task, hidden_size=6)
-    with pytest.raises(ValueError, match="model: expected a torch.nn.Module, got str"):
+    with pytest.raises(ValueError, match=r"model: expected a torch\.nn\.Module, got str"):
         save_model(tmp_path, "not a model")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"task: its sizes \(17 in, 8 out\) are not the model's"):
         save_model(tmp_path, model, task="copy", task_options={"vocab_size": 7})
     with torch.no_grad():
         model.output.weight[0, 0] = float("nan")
-    with pytest.raises(ValueError, match="model: its output.weight holds NaN or infinite"):
+    with pytest.raises(ValueError, match=r"model: its output\.weight holds NaN or infinite"):
         save_model(tmp_path, model)
     assert not any(tmp_path.iterdir())
 

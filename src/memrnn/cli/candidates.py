@@ -144,7 +144,9 @@ def fit_plan(
     return FitPlan(experiment, tuple(candidates), split, held_out)
 
 
-def with_rounded_gates(config: FitConfig, task: TextPairsTask, model: nn.Module) -> nn.Module | None:
+def with_rounded_gates(
+    config: FitConfig, task: TextPairsTask, model: nn.Module
+) -> nn.Module | None:
     """``model`` (trained, in evaluation mode) rebuilt with ``round_gates=True``, so that
     it pushes and pops whole values; None for a model with no gates to round."""
     options = config.options()

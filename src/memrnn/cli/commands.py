@@ -246,7 +246,9 @@ def run_reproduce(args: argparse.Namespace) -> int:
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]
     if args.address is not None and args.backend != "ray":
-        raise UserError(f"--address {args.address}: a Ray cluster's address goes with --backend ray")
+        raise UserError(
+            f"--address {args.address}: a Ray cluster's address goes with --backend ray"
+        )
     out = _writable_folder(args.out)
     data = _data_folder(args, out)
     backend = _backend(args)

@@ -110,7 +110,7 @@ def _own_sizes(model: nn.Module) -> tuple[int, int] | None:
     for names in (("input_size", "output_size"), ("input_vocab", "output_vocab")):
         sizes = [getattr(model, n, None) for n in names]
         if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-            return sizes[0], sizes[1]
+            return int(sizes[0]), int(sizes[1])  # type: ignore[arg-type]
     return None
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -82,7 +81,9 @@ def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
     except OSError as error:
         raise UserError(f"{path}: cannot read the {what} ({error.strerror or error})") from None
     if len(data) > MAX_BYTES:
-        raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB; expected {what}, one a line")
+        raise UserError(
+            f"{path}: larger than {MAX_BYTES // 2**20} MiB; expected {what}, one a line"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

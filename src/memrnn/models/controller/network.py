@@ -321,8 +321,9 @@ class MemoryRNN(nn.Module):
         By default the whole sequence is one autograd node with a hand-written backward
         (``memrnn.models.controller.fused``); ``stepwise=True`` runs ``step`` once per
         time step under plain autograd, the literal reference (same numbers, several
-        times slower), and so does a model that rounds its gates. ``gate_noise`` (B, T, 2E) is added to the gates' pre-activations
-        (pushes of each end, then pops); by default it is drawn from
+        times slower), and so does a model that rounds its gates. ``gate_noise``
+        (B, T, 2E) is added to the gates' pre-activations (pushes of each end, then
+        pops); by default it is drawn from
         N(0, ``self.gate_noise ** 2``) in training mode and absent in evaluation mode.
         """
         inputs, gate_noise = self._prepared(inputs, gate_noise)
