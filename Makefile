@@ -1,3 +1,4 @@
+# make install    creates .venv and installs memrnn with its dev tools (`. .venv/bin/activate`)
 # make test       creates .venv, installs memrnn with its dev tools, runs ruff, mypy and pytest
 # make reproduce  creates .venv, installs, runs every experiment's quick profile, writes reports/
 # make docs       creates .venv, installs the docs extra, builds docs/_build/html (warnings are errors)
@@ -12,7 +13,7 @@ TORCH_CPU ?= torch==2.13.0
 # Test processes (pytest-xdist): two halve the suite's time on a 2-core machine.
 PYTEST_WORKERS ?= 2
 
-.PHONY: test lint typecheck bench reproduce docs clean
+.PHONY: install test lint typecheck bench reproduce docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +22,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_CPU)"
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $(STAMP)
+
+install: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples docs/conf.py

@@ -9,6 +9,7 @@ import io
 import re
 import shlex
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,3 +83,12 @@ def test_the_own_data_pages_python_runs() -> None:
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(short, str(page), "exec"), namespace)
     assert namespace["saved"].name in DEFAULT_MODELS  # the runner's path, shortened
+
+
+def test_the_readme_says_how_memrnn_gets_on_the_path() -> None:
+    install = section(README.read_text(), "Install")
+    assert "make install" in install and ". .venv/bin/activate" in install
+    assert "\ninstall: $(STAMP)\n" in (ROOT / "Makefile").read_text()
+    # the environment the tests run in is the one the README activates: its `memrnn`
+    # stands beside its Python
+    assert (Path(sys.executable).parent / "memrnn").exists()
