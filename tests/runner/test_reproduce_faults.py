@@ -106,3 +106,15 @@ def test_the_report_covers_every_registered_experiment_after_the_ones_run() -> N
     names = [e.name for e in _reported([ToyExperiment()])]
     assert names == ["toy", *experiment_names()]
     assert [e.name for e in _reported(_reported([]))] == experiment_names()
+
+
+def test_a_worker_that_dies_is_replaced_and_its_runs_finish(tmp_path: Path) -> None:
+    from tests.runner.toy import DyingToy
+
+    marker = tmp_path / "died"
+    with pytest.warns(UserWarning, match=r"a worker process died; \d unfinished jobs start again"):
+        summary = reproduce([DyingToy(marker)], "smoke", tmp_path / "out", LocalBackend(workers=2))
+    assert marker.exists()  # a worker was killed
+    assert not summary.failed and len(summary.finished) == 2
+    with ResultsStore(tmp_path / "out" / STORE_NAME) as store:
+        assert {run["status"] for run in store.runs()} == {"finished"}

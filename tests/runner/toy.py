@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +25,7 @@ class ToyConfig(TrainConfig):
     width: int = 4
     noise: float = 0.1
     fail_at: int = 0  # raise at this step (0: never), to test failure handling
+    die_once: str = ""  # a file: the first run to reach step 5 makes it and kills its process
 
 
 class ToyRun:
@@ -41,6 +45,10 @@ class ToyRun:
         self.steps += 1
         if self.steps == self.config.fail_at:
             raise RuntimeError(f"planned failure at step {self.steps}")
+        marker = Path(self.config.die_once) if self.config.die_once else None
+        if self.steps == 5 and marker is not None and not marker.exists():
+            marker.touch()
+            os._exit(9)  # as the kernel's OOM killer or a `kill -9` ends a worker
         return self._data(rng, self.config.batch_size)
 
     def loss(self, batch: tuple[Tensor, Tensor]) -> Tensor:
@@ -99,3 +107,14 @@ class ToyExperiment(TrainedExperiment[ToyConfig]):
         for r in records:
             axes.plot(r.artifacts["weights"], label=r.spec.name)
         return {"weights": figure}
+
+
+class DyingToy(ToyExperiment):
+    """The toy whose first run to reach step 5 kills its own worker process."""
+
+    def __init__(self, marker: Path | None = None) -> None:
+        self.marker = marker
+
+    def runs(self, profile: Profile) -> list[RunSpec]:
+        extra = {"die_once": str(self.marker)} if self.marker is not None else {}
+        return [dataclasses.replace(s, config={**s.config, **extra}) for s in super().runs(profile)]

@@ -23,6 +23,7 @@ import traceback
 import warnings
 from collections.abc import Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,6 +108,7 @@ class Backend(Protocol):
 
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+POOL_RETRIES = 2  # new pools for the unfinished jobs after a worker dies
 _WATCH_SECONDS = 0.5
 
 
@@ -164,17 +166,40 @@ class LocalBackend:
             return
         # spawn, not fork: forking a process whose torch already started threads can hang.
         context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
-        )
-        try:
-            futures = [pool.submit(execute_job, job) for job in jobs]
-            for future in as_completed(futures):
-                yield from future.result()
-        except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped listening
-            _stop(pool)
-            raise
-        pool.shutdown()
+        pending, rounds = list(range(len(jobs))), 0
+        while pending:
+            pool = ProcessPoolExecutor(
+                min(workers, len(pending)), mp_context=context, initializer=_init_worker,
+                initargs=(os.getpid(),),
+            )  # fmt: skip
+            lost: list[int] = []
+            try:
+                futures = {pool.submit(execute_job, jobs[i]): i for i in pending}
+                for future in as_completed(futures):
+                    try:
+                        results = future.result()
+                    except BrokenProcessPool:  # a worker died: every unfinished job
+                        lost.append(futures[future])
+                        continue
+                    yield from results
+            except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped listening
+                _stop(pool)
+                raise
+            pool.shutdown()
+            pending, rounds = sorted(lost), rounds + 1
+            if pending and rounds > POOL_RETRIES:
+                why = (f"its worker process died (killed, or out of memory) in {rounds} pools "
+                       "in a row")  # fmt: skip
+                for i in pending:
+                    yield from (JobResult(spec, None, why) for spec, _ in jobs[i].runs)
+                return
+            if pending:
+                warnings.warn(
+                    f"a worker process died; {len(pending)} unfinished jobs start again in a "
+                    "new pool, each run from its checkpoint",
+                    UserWarning,
+                    stacklevel=2,
+                )
 
 
 class RayBackend:
