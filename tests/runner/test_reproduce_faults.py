@@ -14,7 +14,7 @@ from memrnn.errors import UserError
 from memrnn.experiments.base import Profile, RunSpec
 from memrnn.experiments.registry import experiment_names
 from memrnn.runner.lock import folder_lock
-from memrnn.runner.report import FewerResultsWarning
+from memrnn.runner.report import FewerResultsWarning, KeptFileWarning
 from memrnn.runner.reproduce import STORE_NAME, _reported, report, reproduce
 from memrnn.runner.store import ResultsStore
 from memrnn.runner.sweep import LocalBackend
@@ -72,7 +72,7 @@ def test_a_report_with_fewer_results_keeps_the_previous_file(tmp_path: Path) -> 
 def test_an_unreadable_results_file_is_kept_before_it_is_replaced(tmp_path: Path) -> None:
     reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
     (tmp_path / "results.json").write_text('[{"experiment": "toy", "tab')
-    with pytest.warns(FewerResultsWarning, match="cannot be read"):
+    with pytest.warns(KeptFileWarning, match="not written by a memrnn report, or changed"):
         report(tmp_path, [ToyExperiment()])
     (kept,) = tmp_path.glob("results.previous-*.json")
     assert kept.read_text() == '[{"experiment": "toy", "tab'
@@ -118,3 +118,24 @@ def test_a_worker_that_dies_is_replaced_and_its_runs_finish(tmp_path: Path) -> N
     assert not summary.failed and len(summary.finished) == 2
     with ResultsStore(tmp_path / "out" / STORE_NAME) as store:
         assert {run["status"] for run in store.runs()} == {"finished"}
+
+
+def test_files_of_the_users_are_kept_not_replaced(tmp_path: Path) -> None:
+    (tmp_path / "figures").mkdir()
+    mine = {
+        "report.md": b"my notes",
+        "runs.json": b"[1, 2]",
+        "figures/toy-smoke-weights.png": b"my picture",
+    }
+    for name, data in mine.items():
+        (tmp_path / name).write_bytes(data)
+    with pytest.warns(KeptFileWarning) as caught:
+        reproduce([ToyExperiment()], "smoke", tmp_path, LocalBackend(workers=1))
+    assert len(caught) == 3
+    for name, data in mine.items():
+        path = tmp_path / name
+        (kept,) = path.parent.glob(f"{path.stem}.previous-*{path.suffix}")
+        assert kept.read_bytes() == data and path.read_bytes() != data
+    with warnings.catch_warnings():  # the report's own files are replaced without a copy
+        warnings.simplefilter("error")
+        report(tmp_path, [ToyExperiment()])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import warnings
 from collections.abc import Mapping, Sequence
@@ -102,6 +103,7 @@ def write_report(
     ]
     written = []
     sections = 0
+    ours = _written_before(out)
     for experiment in experiments:
         for profile in PROFILE_NAMES:
             # Only the runs the experiment defines now: a run made with other settings
@@ -136,6 +138,7 @@ def write_report(
                 results += _results(table, experiment.name, profile, versions)
             for name, figure in experiment.figures(records).items():
                 path = out / "figures" / f"{experiment.name}-{profile}-{name}.png"
+                _keep_if_not_ours(path, out, ours)
                 write_atomic(
                     path, partial(figure.savefig, format="png", dpi=110, bbox_inches="tight")
                 )
@@ -148,11 +151,58 @@ def write_report(
             "those seeds) to report; nothing written"
         )
     runs = store.runs()
-    _keep_what_would_be_lost(out / "results.json", results)
-    write_atomic(out / "results.json", lambda f: f.write(json.dumps(results, indent=1).encode()))
-    write_atomic(out / "runs.json", lambda f: f.write(json.dumps(runs, indent=1).encode()))
-    write_atomic(out / "report.md", lambda f: f.write("\n".join(lines).encode()))
-    return [out / "results.json", out / "runs.json", out / "report.md", *written]
+    texts = {
+        out / "results.json": json.dumps(results, indent=1),
+        out / "runs.json": json.dumps(runs, indent=1),
+        out / "report.md": "\n".join(lines),
+    }
+    for path, text in texts.items():
+        if not _keep_if_not_ours(path, out, ours) and path.name == "results.json":
+            _keep_what_would_be_lost(path, results)
+        write_atomic(path, lambda f, text=text: f.write(text.encode()))  # type: ignore[misc]
+    files = [*texts, *written]
+    sums = {str(p.relative_to(out)): _sha256(p.read_bytes()) for p in files}
+    write_atomic(out / MANIFEST, lambda f: f.write(json.dumps({**ours, **sums}, indent=1).encode()))
+    return files
+
+
+MANIFEST = ".memrnn-report.json"  # the files reports wrote here: name -> SHA-256
+
+
+class KeptFileWarning(UserWarning):
+    """A report found a file of its name that it did not write and kept it aside."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _written_before(out: Path) -> dict[str, str]:
+    """What earlier reports wrote in ``out`` (nothing, if the record is missing or bad)."""
+    try:
+        found = json.loads((out / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def _keep_if_not_ours(path: Path, out: Path, ours: Mapping[str, str]) -> bool:
+    """Copy ``path`` aside, with a warning, if it is there but not as a report wrote it
+    (a file of the user's, or one edited since); True if it was kept."""
+    if not path.is_file():
+        return False
+    old = path.read_bytes()
+    if ours.get(str(path.relative_to(out))) == _sha256(old):
+        return False
+    _keep(path, old, "not written by a memrnn report, or changed since", KeptFileWarning)
+    return True
+
+
+def _keep(path: Path, old: bytes, why: str, kind: type[UserWarning]) -> None:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
+    kept = path.with_name(f"{path.stem}.previous-{stamp}{path.suffix}")
+    write_atomic(kept, lambda f: f.write(old))
+    warnings.warn(f"{path}: {why}; the previous file is kept as {kept.name}", kind, stacklevel=4)
 
 
 class FewerResultsWarning(UserWarning):
@@ -174,16 +224,8 @@ def _keep_what_would_be_lost(path: Path, results: Sequence[Mapping[str, Any]]) -
         why = f"{len(lost)} of its results are not in the store"
     except (ValueError, TypeError, AttributeError) as error:
         lost, why = {("unreadable",)}, f"it cannot be read ({error})"
-    if not lost:
-        return
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
-    kept = path.with_name(f"{path.stem}.previous-{stamp}{path.suffix}")
-    write_atomic(kept, lambda f: f.write(old))
-    warnings.warn(
-        f"{path}: {why}; the previous file is kept as {kept.name}",
-        FewerResultsWarning,
-        stacklevel=3,
-    )
+    if lost:
+        _keep(path, old, why, FewerResultsWarning)
 
 
 def _runs_table(records: Sequence[RunRecord]) -> list[str]:

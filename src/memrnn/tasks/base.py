@@ -170,7 +170,7 @@ class Task(ABC):
         size = check_int("batch_size", batch_size, 1)
         low, high = check_int_range(("min_length", "max_length"), min_length, max_length, 1)
         # a sequence takes a few times its length in ids, targets and masks (8 bytes each)
-        check_fits_in_memory("max_length", high, 64 * size * high)
+        check_fits_in_memory("batch_size * max_length", f"{size} * {high}", 64 * size * high)
         return self._sample(rng, size, low, high)
 
     @abstractmethod
