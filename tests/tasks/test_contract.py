@@ -165,7 +165,8 @@ def test_bad_arguments_are_named(name: str) -> None:
         task.sample_batch(rng, 2, low, 2.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=f"min_length {high + 1} is greater than max_length"):
         task.sample_batch(rng, 2, high + 1, high)
-    with pytest.raises(ValueError, match=r"batch_size \* max_length: 2 \* 1000000000000 needs .* GiB, more than"):
+    too_long = r"batch_size \* max_length: 2 \* 1000000000000 needs .* GiB, more than"
+    with pytest.raises(ValueError, match=too_long):
         task.sample_batch(rng, 2, low, 10**12)  # refused at once, not drawn for hours
     batch = task.sample_batch(rng, 2, low, high)
     shape = (*batch.mask.shape, task.output_size)
