@@ -366,3 +366,19 @@ def test_a_closed_pipe_ends_quietly() -> None:
     _, err = listing.communicate(timeout=120)
     assert b"Traceback" not in err and b"BrokenPipeError" not in err, err
     assert listing.returncode in (0, 141)
+
+
+def test_an_unreachable_ray_cluster_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    code = (
+        "import memrnn.runner.sweep as sweep; sweep.RAY_CONNECT_S = 3\n"
+        "from memrnn.cli import main\n"
+        "raise SystemExit(main(['reproduce', 'trask2016', '--profile', 'smoke', '--backend',"
+        f" 'ray', '--address', '127.0.0.1:1', '--out', {str(tmp_path / 'out')!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]  # Ray logs its retries before it
+    assert last.startswith("memrnn: error: Ray cluster 127.0.0.1:1: "), done.stderr
+    assert "Traceback" not in done.stderr

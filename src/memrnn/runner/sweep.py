@@ -202,6 +202,30 @@ class LocalBackend:
                 )
 
 
+RAY_CONNECT_S = 60.0  # how long an existing cluster has to answer
+
+
+def _connect(ray: Any, address: str, options: dict[str, Any]) -> None:
+    """``ray.init`` on the cluster at ``address``; a UserError if it refuses, or does not
+    answer within ``RAY_CONNECT_S`` (Ray itself retries an unreachable one for ever).
+    It runs in a daemon thread, so that a process that gives up can still exit."""
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            ray.init(address=address, **options)
+        except BaseException as error:  # handed to the caller's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(RAY_CONNECT_S)
+    if thread.is_alive():
+        raise UserError(f"Ray cluster {address}: no answer within {RAY_CONNECT_S:g} s")
+    if failed:
+        raise UserError(f"Ray cluster {address}: cannot connect ({failed[0]})") from None
+
+
 class RayBackend:
     """Each run as a Ray task on a local or existing cluster (``pip install memrnn[ray]``).
 
@@ -220,10 +244,9 @@ class RayBackend:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address is None:
                 options["num_cpus"] = num_cpus
-            try:
-                ray.init(address=address, **options)
-            except ConnectionError as error:
-                raise UserError(f"Ray cluster {address}: cannot connect ({error})") from None
+                ray.init(**options)
+            else:
+                _connect(ray, address, options)
 
     def execute(self, jobs: Sequence[Job]) -> Generator[JobResult, None, None]:
         ray = self._ray
