@@ -3,6 +3,7 @@ the vocabularies sorted, the layout that of the transduction tasks."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -145,3 +146,14 @@ def test_character_tokens(tmp_path: Path) -> None:
         TextPairsTask(["ab"], ["a"], (1, 1), 1, tokens="chars")
     with pytest.raises(UserError, match="tokens: expected one of words, chars, got 'bytes'"):
         read_pairs(path, "bytes")  # type: ignore[arg-type]
+
+
+def test_a_header_line_is_read_as_a_pair_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "p.tsv").write_text("Source\tTarget\na b\tb a\n")
+    with pytest.warns(UserWarning, match=r"p\.tsv, line 1: 'Source\\tTarget' looks like a header"):
+        pairs = read_pairs(tmp_path / "p.tsv")
+    assert pairs[0].source == ("Source",) and len(pairs) == 2
+    (tmp_path / "q.tsv").write_text("a b\tb a\nsource\ttarget\n")  # only a first line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_pairs(tmp_path / "q.tsv")

@@ -69,6 +69,8 @@ class TextPair(NamedTuple):
 
 MAX_BYTES = 256 * 2**20  # a larger file (or an endless one, /dev/zero) is refused
 MAX_TOKENS = 10_000  # the most tokens of one side of a line
+# first lines that name the columns rather than pair tokens
+HEADERS = {("source", "target"), ("input", "output"), ("src", "tgt")}
 
 
 def _lines(path: str | os.PathLike[str], what: str) -> list[tuple[int, str]]:
@@ -152,6 +154,13 @@ def read_pairs(path: str | os.PathLike[str], tokens: Tokenisation = "words") -> 
                 split_tokens(target, where, "target", tokens),
                 where,
             )
+        )
+    if tuple(lines[0][1].lower().split("\t")) in HEADERS:
+        warnings.warn(
+            f"{path}, line 1: {lines[0][1]!r} looks like a header, and is read as a pair; "
+            "remove it if it is one",
+            UserWarning,
+            stacklevel=2,
         )
     if tokens == "words" and _unspaced(pairs, [line for _, line in lines]):
         warnings.warn(
