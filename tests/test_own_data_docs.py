@@ -56,7 +56,7 @@ def test_the_readme_own_data_section_runs_as_it_says(
         assert main([*words[1:], *(["--quiet"] if words[1] == "fit" else [])]) == 0
         outputs.append(capsys.readouterr().out)
     score = re.search(r"sequence_accuracy +([0-9.]+)", outputs[1])
-    assert score is not None and float(score.group(1)) >= 0.95  # the README: 1.0 (one thread)
+    assert score is not None and float(score.group(1)) >= 0.95  # the README: 1.0
     words = Path("examples/data/words.txt").read_text().split()
     assert outputs[2].split() == [w[::-1] for w in words]
 
