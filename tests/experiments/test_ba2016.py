@@ -149,6 +149,7 @@ def test_smoke_reproduce_keeps_its_splits_in_the_data_folder(
     assert all(0 <= r["value"] <= 100 for r in table)
     report = (out / "report.md").read_text()
     assert "learning-curves" in report and "Fast weights test error" in report
+    assert "The findings as the code words them, from a smoke run's numbers" in report
     # the four runs share one file of splits, under OUT/data; nothing lands in the cwd
     assert len(list((out / "data" / "retrieval").glob("*.npz"))) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["out"]

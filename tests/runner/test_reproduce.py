@@ -32,6 +32,7 @@ def test_reproduce_runs_stores_and_reports(tmp_path: Path) -> None:
     text = (tmp_path / "report.md").read_text()
     assert "## toy, profile smoke: Noisy linear regression" in text
     assert "This is the smoke profile" in text and "no target is judged" in text
+    assert "2 runs (seeds 0, 1); " in text  # the seeds, apart from the seconds
     assert "![weights](figures/toy-smoke-weights.png)" in text
     assert (tmp_path / "figures" / "toy-smoke-weights.png").stat().st_size > 1000
 
