@@ -12,8 +12,9 @@
 
 The reservoirs themselves are in ``memrnn.reservoir``. scikit-learn's
 ``check_estimator`` passes for each but the checks that assume independent rows or a
-plain ``fit(X, y)``; ``expected_failed_checks`` lists them with their reason
-(:mod:`memrnn.estimators.checks`).
+plain ``fit(X, y)`` (a ``DeepSequenceModel`` with ``loss="mse"``: the default binary
+loss refuses the checks' real-valued targets); ``expected_failed_checks`` lists them
+with their reason (:mod:`memrnn.estimators.checks`).
 """
 
 from memrnn.estimators.checks import expected_failed_checks

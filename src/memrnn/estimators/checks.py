@@ -16,8 +16,10 @@ apply are of three kinds, which :func:`expected_failed_checks` lists with their 
   fails for them; their checks of parameters, cloning, tags and unfitted state pass.
 
 ``check_estimator(estimator, expected_failed_checks=expected_failed_checks(estimator))``
-then passes for every estimator (the test suite runs it so, failing on a check that
-passes unexpectedly too).
+then passes for every estimator as the test suite builds them (it runs it so, failing on
+a check that passes unexpectedly too). A ``DeepSequenceModel`` is checked with
+``loss="mse"``: its default, ``loss="bce"``, takes binary targets only and refuses the
+checks' real-valued ones, so each check that fits fails for it.
 """
 
 from __future__ import annotations
