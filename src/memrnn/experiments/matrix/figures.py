@@ -51,7 +51,7 @@ def heatmap(records: Sequence[RunRecord]) -> Figure | None:
                 ink = "k" if value > 0.6 else "w"  # readable on viridis' light and dark ends
                 axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color=ink)
         axes.set_title(f"Score over the test lengths, {title}", fontsize=9)
-        figure.colorbar(image, ax=axes, shrink=0.8)
+        figure.colorbar(image, ax=axes, shrink=0.8, label="score")
     return figure
 
 
@@ -74,6 +74,7 @@ def length_curves(records: Sequence[RunRecord]) -> Figure | None:
     figure = Figure(figsize=(3.2 * columns, 2.4 * rows), layout="constrained")
     grid = figure.subplots(rows, columns, squeeze=False).ravel()
     for axes, task in zip(grid, tasks, strict=False):
+        trained = None
         for model in models:
             runs = by_cell.get((model, task))
             if not runs:
@@ -81,7 +82,9 @@ def length_curves(records: Sequence[RunRecord]) -> Figure | None:
             run = max(runs, key=lambda r: r.metrics[SCORE])
             curve = "token_accuracy" if by_tokens(run) else "accuracy"
             axes.plot(run.artifacts["lengths"], run.artifacts[curve], label=model)
-            axes.axvline(run.spec.config["train_max"], color="grey", linestyle=":")
+            trained = run.spec.config["train_max"]
+        if trained is not None:  # one line for the task, in the legend once
+            axes.axvline(trained, color="grey", linestyle=":", label="longest trained")
         axes.set_title(f"{task} ({protocol(task).level})", fontsize=9)
         axes.set_ylim(-0.02, 1.02)
         axes.set_xlabel("length", fontsize=8)

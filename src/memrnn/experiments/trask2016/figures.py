@@ -37,7 +37,7 @@ def gate_traces(runs: Runs) -> Figure:
             )
     for axes in grid[-1]:
         axes.set_xlabel("time step")
-    traces.colorbar(image, ax=grid, shrink=0.8)
+    traces.colorbar(image, ax=grid, shrink=0.8, label="gate strength")
     return traces
 
 
