@@ -177,19 +177,16 @@ def fit_candidates(
     quiet: bool,
     on_progress: Callable[[Progress], None] | None = None,
     tensorboard: Path | None = None,
-    force: bool = False,
 ) -> tuple[SavedModel, list[Candidate]]:
     """Train the candidates of ``plan`` in turn in ``out`` (each one run of its results
     store, with its checkpoint), score each on its training pairs and the held-out pairs,
     save the best (:func:`~memrnn.cli.selection.choose`) in ``out`` with the record of
     the choice, and show the candidates' table on stderr unless ``quiet``. The first
     candidate that decodes every held-out pair exactly with gates at 0 or 1 ends the
-    search (``Candidate.settles``). A model an earlier fit saved in ``out`` is replaced
-    only with ``force`` or ``resume`` (which continues that fit); otherwise a UserError
-    says so before anything is trained."""
+    search (``Candidate.settles``). Its callers refuse a folder that holds a saved model
+    first (:func:`refuse_saved_model`)."""
     from memrnn.cli.progress import progress_bar
 
-    refuse_saved_model(out, force or resume)
     experiment, task = plan.experiment, plan.experiment.task
     drawn = np.random.default_rng(0).permutation(len(task.pairs))[:TRAIN_SCORED]
     scored = [task.pairs[i] for i in sorted(drawn)]

@@ -79,9 +79,8 @@ def run_fit(args: argparse.Namespace) -> int:
         f"{args.restarts} restarts each) on {args.pairs}, chosen on {plan.held_out}"
     )
     saved, candidates = fit_candidates(
-        out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard,
-        force=args.force,
-    )  # fmt: skip
+        out, plan, resume=args.resume, quiet=args.quiet, tensorboard=args.tensorboard
+    )
     if args.quiet:  # the table went nowhere: the choice in one line
         chosen = saved.selection["chosen"]
         best = next(c for c in candidates if c.name == chosen)

@@ -229,10 +229,11 @@ def train_on_pairs(
             model or setting, a bad value, a folder another process works in, a folder
             holding a saved model without ``force``.
     """
-    from memrnn.cli.candidates import fit_candidates, fit_plan
+    from memrnn.cli.candidates import fit_candidates, fit_plan, refuse_saved_model
 
     models = [model] if isinstance(model, str) else list(model)
     plan = fit_plan(pairs, valid, models, model_options, settings, tokens, restarts)
+    refuse_saved_model(Path(out), force or resume)
     saved, _ = fit_candidates(Path(out), plan, resume=resume, quiet=quiet,
-                              on_progress=on_progress, force=force)  # fmt: skip
+                              on_progress=on_progress)  # fmt: skip
     return saved
