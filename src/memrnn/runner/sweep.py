@@ -34,6 +34,7 @@ from threadpoolctl import threadpool_limits
 from memrnn.errors import UserError, one_line_warning
 from memrnn.experiments.base import RunOutput, RunSpec
 from memrnn.runner.allocator import keep_freed_memory
+from memrnn.runner.tracker import remember_registrations
 from memrnn.validation import check_int
 
 
@@ -166,6 +167,7 @@ class LocalBackend:
             return
         # spawn, not fork: forking a process whose torch already started threads can hang.
         context = multiprocessing.get_context("spawn")
+        remember_registrations()
         pending, rounds = list(range(len(jobs))), 0
         while pending:
             pool = ProcessPoolExecutor(
