@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.cells import lstm_step
 from memrnn.models.checks import as_vectors
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.lstm_autocast import run_lstm
@@ -166,7 +167,7 @@ class AttentionLSTM(ReadoutRNN[AttentionState]):
             past = list(state.past.unbind(1))
         features = []
         for t in range(inputs.shape[1]):
-            h, c = self.cell(torch.cat([inputs[:, t], context], dim=1), (h, c))
+            h, c = lstm_step(self.cell, torch.cat([inputs[:, t], context], dim=1), (h, c))
             past.append(h)
             context = self._context(past, h)
             features.append(torch.cat([h, context], dim=1))

@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 import torch
 from torch import Tensor, nn
 
+from memrnn.models.cells import gru_step, lstm_step, rnn_step
 from memrnn.models.checks import InputKind, as_vectors
 from memrnn.models.state import StackRNNState, check_part, check_type
 from memrnn.models.trace import Trace
@@ -140,9 +141,11 @@ class SuperpositionStackRNN(nn.Module):
             filled = min(depth, filled + 1)
             h = h + self.W_sh(stack[:, 0])
             if c is not None:
-                h, c = self.cell(inputs[:, t], (h, c))
+                h, c = lstm_step(self.cell, inputs[:, t], (h, c))
+            elif self.cell_kind == "gru":
+                h = gru_step(self.cell, inputs[:, t], h)
             else:
-                h = self.cell(inputs[:, t], h)
+                h = rnn_step(self.cell, inputs[:, t], h)
             # in the stack's dtype: autocast computes them in lower precision
             actions = torch.softmax(self.W_a(h), dim=-1).to(stack.dtype)
             value = torch.sigmoid(self.W_n(h)).to(stack.dtype)
