@@ -4,6 +4,7 @@ by one."""
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable
 
 import pytest
@@ -77,3 +78,13 @@ def test_members_must_agree(options: dict[str, object], match: str) -> None:
                                **options)  # type: ignore[arg-type]  # fmt: skip
     with pytest.raises(ValueError, match=match):
         Grouped([_transformer()(), second])
+
+
+def test_vmap_batches_the_attention_rather_than_running_member_by_member() -> None:
+    members = _members(_transformer(positional="alibi"))
+    with warnings.catch_warnings(record=True) as seen:  # a fallback warns of a "performance drop"
+        warnings.simplefilter("always")
+        grouped = Grouped(members)
+        grouped(inputs(True, 2, 6, torch.float32)).sum().backward()
+    assert grouped.vmapped
+    assert not [w for w in seen if "performance drop" in str(w.message)]

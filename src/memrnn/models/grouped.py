@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 import torch
 from torch import Tensor, nn
 from torch.func import functional_call, vmap
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from memrnn.models.checks import check_inputs, check_token_ids, is_token_ids
 from memrnn.models.registry import model_build
@@ -81,7 +82,10 @@ def _vmapped(model: nn.Module, params: Params, inputs: Tensor) -> Tensor:
         out: Tensor = functional_call(model, dict(p), (x,))
         return out
 
-    out: Tensor = vmap(member, randomness="error")(dict(params), inputs)
+    # PyTorch's fused attention kernels have no batching rule (vmap would run them member
+    # by member); its math kernel is matrix products and a softmax, which vmap batches.
+    with sdpa_kernel(SDPBackend.MATH):
+        out: Tensor = vmap(member, randomness="error")(dict(params), inputs)
     return out
 
 
