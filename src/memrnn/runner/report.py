@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -20,11 +21,18 @@ from memrnn.io import write_atomic
 from memrnn.runner.store import ResultsStore
 
 
-def _fmt(value: float | None, std: float | None = None) -> str:
+def _decimals(values: Sequence[float | None]) -> int:
+    """The decimals that show each of a column's values with three significant digits
+    (at most four): one precision for the whole column."""
+    needed = [2 - math.floor(math.log10(abs(v))) for v in values if v and math.isfinite(v)]
+    return min(max([0, *needed]), 4)
+
+
+def _fmt(value: float | None, std: float | None, decimals: int) -> str:
     if value is None:
         return "-"
-    shown = f"{value:.4g}" if abs(value) < 1e4 else f"{value:.3e}"
-    return shown if std is None else f"{shown} ± {std:.2g}"
+    shown = f"{value:.{decimals}f}" if abs(value) < 1e5 else f"{value:.2e}"
+    return shown if std is None else f"{shown} ± {std:.{decimals}f}"
 
 
 def _bold(text: str, bold: bool) -> str:
@@ -37,18 +45,25 @@ def _table_markdown(table: Table, reference: str) -> list[str]:
     lines = [f"**{table.caption}**", ""]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] + ["---:"] * len(table.columns)) + "|")
+    column_cells = {c: [r[c] for r in table.rows.values() if c in r] for c in table.columns}
+    decimals = {
+        column: _decimals(
+            [c.value for c in cells] + [c.paper.value for c in cells if c.paper is not None]
+        )
+        for column, cells in column_cells.items()
+    }
     for row_name, cells in table.rows.items():
         shown = []
         for column in table.columns:
-            cell = cells.get(column)
+            cell, d = cells.get(column), decimals[column]
             if cell is None:
                 shown.append("")
             elif cell.paper is not None:
-                ours = _bold(_fmt(cell.value, cell.std), cell.bold)
+                ours = _bold(_fmt(cell.value, cell.std, d), cell.bold)
                 paper = cell.paper
-                shown.append(f"{ours} ({_bold(_fmt(paper.value, paper.std), paper.bold)})")
+                shown.append(f"{ours} ({_bold(_fmt(paper.value, paper.std, d), paper.bold)})")
             else:
-                shown.append(_bold(_fmt(cell.value, cell.std), cell.bold))
+                shown.append(_bold(_fmt(cell.value, cell.std, d), cell.bold))
         lines.append("| " + " | ".join([row_name, *shown]) + " |")
     if has_paper:
         lines += ["", f"Ours, with the {reference}'s value in parentheses."]
