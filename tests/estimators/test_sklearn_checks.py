@@ -22,6 +22,7 @@ ESTIMATORS = [
     EchoStateNetwork("ldn", degree=2, theta=4.0),
     EchoStateNetwork("random", 8, leak_rate=0.5, bias=0.1, random_state=0),
     DeepSequenceModel("gru", 4, epochs=5, loss="mse", random_state=0),
+    DeepSequenceModel("gru", 4, epochs=5, random_state=0),  # loss="bce"
     ReservoirMemoryMachine("ldn", degree=2),
     ReservoirStackMachine("ldn", degree=2),
     DeepStackMachine(4, epochs=5, random_state=0),
