@@ -35,6 +35,7 @@ NAMES = [
     "queue_lstm",
     "stack_lstm",
     "stack_rnn",
+    "tape_rnn",
     "transformer",
 ]
 

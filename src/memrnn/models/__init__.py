@@ -40,8 +40,10 @@ from memrnn.models.state import (
     FastWeightsState,
     HiddenState,
     StackRNNState,
+    TapeState,
     detach_state,
 )
+from memrnn.models.tape_rnn import TapeRNN
 from memrnn.models.trace import Trace
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM, core_parameters
 from memrnn.models.transformer import CausalTransformer
@@ -68,6 +70,8 @@ __all__ = [
     "SavedModel",
     "StackRNNState",
     "SuperpositionStackRNN",
+    "TapeRNN",
+    "TapeState",
     "Trace",
     "build_model",
     "build_model_for",

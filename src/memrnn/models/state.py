@@ -101,6 +101,16 @@ class StackRNNState(Detachable):
     stack: Tensor
 
 
+@dataclass(frozen=True)
+class TapeState(Detachable):
+    """``TapeRNN``'s state: h_t (B, H), the tape (B, M, c) with its head at cell 0, and
+    each row's input length (B,), int64, the size of its jumps."""
+
+    h: Tensor
+    tape: Tensor
+    length: Tensor
+
+
 def _shape_text(shape: Sequence[int | None], names: str) -> str:
     sizes = ", ".join("any" if n is None else str(n) for n in shape)
     return f"{names} = ({sizes})"

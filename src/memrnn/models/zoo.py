@@ -13,6 +13,7 @@ as their defaults:
 - ``alstm``: ``AttentionLSTM``, the A-LSTM of Ba et al. (2016), Table 1;
 - ``gru``: ``GRUNetwork``, the GRU baseline of Paassen, Schulz, Hammer (2021);
 - ``deep_stack_machine``: ``DeepStackMachineNetwork``, their deep stack machine;
+- ``tape_rnn``: ``TapeRNN``, the Tape-RNN of Deletang et al. (2023);
 - ``transformer``: ``CausalTransformer``, the causal Transformer encoder of Deletang et
   al. (2023) with their choice of positional encoding (sin/cos by default).
 """
@@ -26,6 +27,7 @@ from memrnn.models.gru import GRUNetwork
 from memrnn.models.registry import register_model
 from memrnn.models.stack_machine import DeepStackMachineNetwork
 from memrnn.models.stack_rnn import SuperpositionStackRNN
+from memrnn.models.tape_rnn import TapeRNN
 from memrnn.models.transducer import DeepLSTM, MemoryAugmentedLSTM
 from memrnn.models.transformer import CausalTransformer
 
@@ -51,4 +53,5 @@ register_model("irnn", IRNN, defaults=HIDDEN)
 register_model("alstm", AttentionLSTM, defaults=HIDDEN)
 register_model("gru", GRUNetwork, defaults=HIDDEN)
 register_model("deep_stack_machine", DeepStackMachineNetwork, defaults=HIDDEN)
+register_model("tape_rnn", TapeRNN, defaults={**HIDDEN, "cell_size": 8, "tape_size": 40})
 register_model("transformer", CausalTransformer, defaults=TRANSFORMER)

@@ -26,6 +26,7 @@ from memrnn.experiments.matrix.scoring import (
 from memrnn.models.grouped import groupable
 from memrnn.models.registry import build_model_for
 from memrnn.tasks import StackTask, Task, TaskBatch, make_task
+from memrnn.tasks.chomsky.layout import ChomskyTask
 
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
 
@@ -123,6 +124,8 @@ def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
         low = max(shortest(task), config.test_max - 1)
         longest = task.sample_batch(rng, 64, low, config.test_max).mask.shape[1]
         options[_NEEDS_DEPTH[config.model]] = longest + 1
+    if config.model == "tape_rnn" and isinstance(task, ChomskyTask):
+        options["length_token"] = task.alphabet_size  # its jumps: the input's length
     return options
 
 
