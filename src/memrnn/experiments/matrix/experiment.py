@@ -15,6 +15,7 @@ from memrnn.experiments.base import (
 )
 from memrnn.experiments.grid import grid_runs
 from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.deletang2023 import level_findings, table2
 from memrnn.experiments.matrix.figures import heatmap, length_curves
 from memrnn.experiments.matrix.findings import report_findings
 from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
@@ -86,10 +87,11 @@ class Matrix(TrainedExperiment[MatrixConfig]):
         return key, tuple(sorted(model_options(config, make_cell_task(config)).items()))
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
-        return score_tables(records)
+        theirs = table2(records)
+        return score_tables(records) + ([theirs] if theirs is not None else [])
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
-        return report_findings(records)
+        return report_findings(records) + level_findings(records)
 
     def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
         made = {"heatmap": heatmap(records), "accuracy-by-length": length_curves(records)}
