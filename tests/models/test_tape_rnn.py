@@ -111,7 +111,7 @@ def test_it_joins_the_registry_and_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match="state"):
         model(torch.zeros(1, 2, dtype=torch.long), state="tape")  # type: ignore[arg-type]
     bad = TapeState(torch.zeros(1, 32), torch.zeros(1, 40, 8), torch.zeros(1))
-    with pytest.raises(ValueError, match="state.length"):
+    with pytest.raises(ValueError, match=r"state\.length"):
         model(torch.zeros(1, 2, dtype=torch.long), state=bad)
 
 
