@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,30 +30,22 @@ if TYPE_CHECKING:
 _FIGURE_1A = {"values": [1.0, 2.0, 3.0], "push": [0.8, 0.5, 0.9], "pop": [0.0, 0.1, 0.9]}
 
 
-# The single-threaded run time of each experiment's quick profile, in minutes, and where
-# it was measured: `memrnn reproduce` names them when asked to run nothing in particular.
-_QUICK = "`memrnn reproduce NAME --profile quick --workers 2` from a fresh clone, 2-core CPU"
-QUICK_MINUTES: dict[str, tuple[float, str]] = {
-    "trask2016": (1.2, _QUICK),
-    "paassen2021": (8.2, _QUICK),
-    "hewitt2020": (14.7, _QUICK),
-    "ba2016": (25.9, _QUICK),
-    "grefenstette2015": (
-        68.9,
-        "`make reproduce REPRODUCED=grefenstette2015` from a fresh clone, 2-core CPU",
-    ),
-    "matrix": (64.8, "`make reproduce REPRODUCED=matrix` from a fresh clone, 2-core CPU, grouped"),
-}
+def quick_minutes() -> dict[str, float]:
+    """Each experiment's quick profile's run time in minutes (every run's single-threaded
+    training time added up), as measured into ``quick_times.json`` by
+    ``benchmarks/quick_times.py``; the docs' table shows the same file."""
+    times = json.loads((resources.files("memrnn.experiments") / "quick_times.json").read_text())
+    return {name: float(t["run_minutes"]) for name, t in times.items()}
 
 
 def quick_times() -> str:
     """Every experiment with its quick profile's measured minutes, shortest first; those
     never measured (a plugin's) last."""
-    names = experiment_names()
-    timed = sorted((QUICK_MINUTES[n][0], n) for n in names if n in QUICK_MINUTES)
+    names, measured = experiment_names(), quick_minutes()
+    timed = sorted((measured[n], n) for n in names if n in measured)
     shown = [f"{name} {minutes:g} min" for minutes, name in timed]
-    shown += [f"{name} (not measured)" for name in names if name not in QUICK_MINUTES]
-    return ", ".join(shown) + " (single-threaded run time on a 2-core CPU)"
+    shown += [f"{name} (not measured)" for name in names if name not in measured]
+    return ", ".join(shown) + " (run time: each run's single-threaded time, added up)"
 
 
 def _writable_folder(path: Path, option: str = "--out") -> Path:
