@@ -1,4 +1,5 @@
-"""Shared test configuration: the slow and gpu markers and hypothesis profiles."""
+"""Shared test configuration: the slow and gpu markers, hypothesis profiles, and the
+compiled loops built before the first test."""
 
 from __future__ import annotations
 
@@ -8,9 +9,17 @@ import pytest
 import torch
 from hypothesis import settings
 
+from memrnn.models.controller.native import prepare
+
 settings.register_profile("default", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Build the compiled loops before any test: a test that starts a process and gives
+    it seconds to answer must not find it compiling them."""
+    prepare()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

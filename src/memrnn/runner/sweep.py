@@ -33,6 +33,7 @@ from threadpoolctl import threadpool_limits
 
 from memrnn.errors import UserError, one_line_warning
 from memrnn.experiments.base import RunOutput, RunSpec
+from memrnn.models.controller.native import prepare
 from memrnn.runner.allocator import keep_freed_memory
 from memrnn.runner.tracker import remember_registrations
 from memrnn.validation import check_int
@@ -165,6 +166,7 @@ class LocalBackend:
             for job in jobs:
                 yield from execute_job(job)
             return
+        prepare()  # the compiled loops built once, here, not by each worker at once
         # spawn, not fork: forking a process whose torch already started threads can hang.
         context = multiprocessing.get_context("spawn")
         remember_registrations()

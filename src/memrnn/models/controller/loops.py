@@ -1,7 +1,11 @@
 """The time loops of ``memrnn.models.controller.fused``: step t of the recurrence, forward
-from the first step and backward from the last, filling buffers ``fused`` made. For K
-controllers at once (a group's batching rule) the products take each member's weights
-(``memrnn.models.controller.products``).
+from the first step and backward from the last, filling buffers ``fused`` made.
+
+Each loop runs compiled (``loops.cpp``, ``memrnn.models.controller.native``) where it
+can, and in Python otherwise; the two do the same arithmetic in the same order, and so
+give the same numbers bit for bit. For K controllers at once (a group's batching rule)
+the products take each member's weights (``memrnn.models.controller.products``). The
+Python loops here are the reference the tests compare the compiled ones with.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor
 
+from memrnn.models.controller.native import loops
 from memrnn.models.controller.products import add_read_grad, addmm, addmm_, members, mm, read
 from memrnn.structures.layout import backward_masks
 from memrnn.structures.steps import (
@@ -19,6 +24,7 @@ from memrnn.structures.steps import (
     in_backward_order,
     reordered,
     reversed_rows,
+    sum_ends,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +41,15 @@ def forward_loop(
     xw (T, B, G) step-major, p_all None without an o' layer)."""
     layout, hid, m = shape.layout, shape.hidden, shape.width
     steps = xw_t.shape[0]
+    native = loops(xw_t)
+    if native is not None:
+        native.forward_loop(
+            xw_t, rh, acts, cells, tanh_c, p_all, q_all, strengths, weights, values, w_rec.mT,
+            w_p.mT if w_p is not None else None, b_p, w_q.mT, b_q, noise, hid, m,
+            members(w_rec) or 0, [end == "high" for end in layout.ends], list(layout.push_lines()),
+            [layout.window(t) for t in range(steps)],
+        )  # fmt: skip
+        return
     e = shape.ends
     em = e * m
     batch = xw_t.shape[1]
@@ -111,6 +126,16 @@ def backward_loop(
     rev = reversed_rows(layout)
     values_t = values.transpose(1, 2)
     group = members(w_rec)
+    native = loops(d_q)
+    if native is not None:
+        d_s, d_r, d_h = native.backward_loop(
+            d_s, d_r, d_h, d_c, d_values, values_t, in_backward_order(layout, weights),
+            strengths, d_q, q_all, grad_p, grad_gates, w_q, w_p, p_slope, d_pre, d_z, acts,
+            cells, tanh_c, w_rec, hid, m, group or 0, rev, [end == "high" for end in layout.ends],
+            [end == "high" for end in sum_ends(layout)], list(layout.push_lines()),
+            [layout.window(t) for t in range(steps)],
+        )  # fmt: skip
+        return d_s, d_r, d_h
     # Every factor that does not depend on the backward recursion, for all steps: the
     # memory's 0/1 factors and the slopes of the nonlinearities.
     masks = reordered(layout, backward_masks(layout, strengths[:-1], strengths[1:],
