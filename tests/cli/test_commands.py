@@ -50,6 +50,16 @@ def test_list_names_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
     assert "trask2016:" in out and "reproduces: Trask (2016)" in out
     for profile in ("smoke", "quick", "paper"):
         assert f"  {profile}" in out
+    assert out.count("  laptop") == 1  # the matrix's alone
+
+
+def test_list_of_a_profile_only_some_experiments_have_lists_those(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["list", "--profile", "laptop"]) == 0
+    out = capsys.readouterr().out
+    assert "matrix:" in out and "trask2016" not in out
+    assert "  laptop 225 runs" in out
 
 
 def test_list_json_gives_every_run_of_a_profile_with_its_config(

@@ -51,6 +51,12 @@ BAD = [
     (["list", "nosuch"], "unknown experiment 'nosuch'"),
     ([*TRASK[:2], "--profile", "huge"], "argument --profile: invalid choice: 'huge'"),
     (["list", "--profile", "big"], "argument --profile: invalid choice: 'big'"),
+    (
+        [*TRASK[:2], "--profile", "laptop"],
+        "--profile laptop: trask2016 has no such profile; its profiles are smoke, quick, paper",
+    ),
+    (["list", "ba2016", "--profile", "laptop"], "--profile laptop: ba2016 has no such profile"),
+    (["reproduce", "hewitt2020", "--profile", "laptop"], "hewitt2020 has no such profile"),
     (["demo", "extra"], "unrecognized arguments: extra"),
     (["report", "--out"], "argument --out: expected one argument"),
     (["reproduce", "--workers", "0"], "argument --workers: expected an int >= 1, got '0'"),

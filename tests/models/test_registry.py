@@ -33,6 +33,7 @@ NAMES = [
     "lstm",
     "memory_rnn",
     "queue_lstm",
+    "rnn",
     "stack_lstm",
     "stack_rnn",
     "tape_rnn",

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from memrnn.cli.parser import DATA_ENV
 from memrnn.errors import UserError
-from memrnn.experiments.profiles import PROFILE_MEANING, PROFILE_NAMES
+from memrnn.experiments.profiles import PROFILE_MEANING, Profile
 from memrnn.experiments.registry import experiment_names, get_experiment
 from memrnn.structures import NeuralQueue, NeuralStack
 
@@ -99,12 +99,21 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]  # unknown names fail first
-    profiles = [args.profile] if args.profile else list(PROFILE_NAMES)
+    if args.profile:  # each named experiment must have it; --all lists those that do
+        named = experiments if args.experiments else []
+        for experiment in named:
+            experiment.offer(args.profile)
+        names = [n for n, e in zip(names, experiments, strict=True) if args.profile in e.profiles]
+        experiments = [e for e in experiments if args.profile in e.profiles]
+
+    def profiles(experiment: Experiment) -> list[Profile]:
+        return [args.profile] if args.profile else list(experiment.profiles)
+
     if args.json:
         listed = [
             {"key": spec.key, **spec.to_dict()}
             for experiment in experiments
-            for profile in profiles
+            for profile in profiles(experiment)
             for spec in experiment.runs(profile)
         ]
         print(json.dumps(listed, indent=2, sort_keys=True))
@@ -113,7 +122,7 @@ def run_list(args: argparse.Namespace) -> int:
     for name, experiment in zip(names, experiments, strict=True):
         print(f"{name}: {experiment.title}")
         print(f"  reproduces: {experiment.reproduces}")
-        for profile in profiles:
+        for profile in profiles(experiment):
             runs = experiment.runs(profile)
             shown = [spec.name for spec in (runs if every else runs[:6])]
             more = " ..." if len(shown) < len(runs) else ""
@@ -133,7 +142,7 @@ def planned_run(args: argparse.Namespace) -> tuple[Experiment, RunSpec, Any]:
     from memrnn.runner.train import check_config
 
     experiment = get_experiment(args.experiment)
-    runs = {spec.name: spec for spec in experiment.runs(args.profile)}
+    runs = {spec.name: spec for spec in experiment.runs(experiment.offer(args.profile))}
     name = args.run or next(iter(runs))
     if name not in runs:
         raise UserError(
@@ -238,6 +247,10 @@ def run_reproduce(args: argparse.Namespace) -> int:
         )
     names = args.experiments or experiment_names()
     experiments = [get_experiment(name) for name in names]
+    if args.all:  # every experiment that has the profile
+        experiments = [e for e in experiments if args.profile in e.profiles]
+    for experiment in experiments:
+        experiment.offer(args.profile)
     if args.address is not None and args.backend != "ray":
         raise UserError(
             f"--address {args.address}: a Ray cluster's address goes with --backend ray"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memrnn import __version__
-from memrnn.experiments.profiles import PROFILE_NAMES
+from memrnn.experiments.profiles import ALL_PROFILES
 from memrnn.runner import GROUP
 from memrnn.validation import MAX_SEED
 
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         "first few of each otherwise.",
     )
     listing.add_argument("experiments", nargs="*", help="default: every experiment")
-    listing.add_argument("--profile", choices=PROFILE_NAMES, help="default: every profile")
+    listing.add_argument("--profile", choices=ALL_PROFILES, help="default: every profile")
     listing.add_argument(
         "--json", action="store_true", help="every run with its key, tags and full config, as JSON"
     )
@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("experiment")
     train.add_argument("--run", help="which of the profile's runs (default: its first)")
-    train.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
+    train.add_argument("--profile", choices=ALL_PROFILES, default="quick")
     train.add_argument(
         "--set",
         action="append",
@@ -183,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         "experiments", nargs="*", help="the experiments to run (none: --all, or a list of them)"
     )
     repro.add_argument("--all", action="store_true", help="every experiment")
-    repro.add_argument("--profile", choices=PROFILE_NAMES, default="quick")
+    repro.add_argument("--profile", choices=ALL_PROFILES, default="quick")
     repro.add_argument("--out", type=_folder, default=Path("reports"), help="default: reports")
     repro.add_argument("--data", type=_folder, metavar="DIR", help=DATA_HELP)
     repro.add_argument("--backend", choices=("local", "ray"), default="local")

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 import torch
 
+from memrnn.errors import UserError
 from memrnn.experiments.config import TrainConfig
-from memrnn.experiments.profiles import PROFILE_MEANING, Profile
+from memrnn.experiments.profiles import PROFILE_MEANING, PROFILE_NAMES, Profile
 from memrnn.training import Steps
 
 if TYPE_CHECKING:
@@ -153,6 +154,16 @@ class Experiment(ABC, Generic[C]):
     reproduces: ClassVar[str]
     config_type: type[C]
     reference: ClassVar[str] = "paper"  # whose numbers stand beside ours in the tables
+    profiles: ClassVar[tuple[Profile, ...]] = PROFILE_NAMES  # the profiles it has
+
+    def offer(self, profile: str) -> Profile:
+        """``profile``, checked to be one this experiment has (a UserError naming them)."""
+        if profile not in self.profiles:
+            raise UserError(
+                f"--profile {profile}: {self.name} has no such profile; its profiles are "
+                f"{', '.join(self.profiles)}"
+            )
+        return profile  # one of ``profiles``
 
     @abstractmethod
     def runs(self, profile: Profile) -> list[RunSpec]:

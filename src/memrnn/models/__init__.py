@@ -17,7 +17,7 @@ the LSTM language model of the Dyck experiments (Hewitt et al. 2020); ``save_mod
 """
 
 from memrnn.models import zoo  # noqa: F401  (registers memrnn's models by name)
-from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.baselines import IRNN, AttentionLSTM, ElmanRNN, OneHotLSTM
 from memrnn.models.controller import MemoryRNN
 from memrnn.models.embedding import InputEmbedding
 from memrnn.models.fast_weights import FastWeightsRNN
@@ -55,6 +55,7 @@ __all__ = [
     "CausalTransformer",
     "DeepLSTM",
     "DeepStackMachineNetwork",
+    "ElmanRNN",
     "FastWeightsRNN",
     "FastWeightsState",
     "GRUNetwork",

@@ -3,6 +3,8 @@
 Each reads token ids (B, T), or vectors (B, T, input_size) through the same input
 weights, and has the paper's readout (``memrnn.models.readout``):
 
+- ``ElmanRNN``: h_t = tanh(W h_{t-1} + C x_t + b), the plain RNN of Delétang et al.'s
+  (2023) Table 2.
 - ``IRNN`` (Le et al. 2015): h_t = ReLU(W h_{t-1} + C x_t + b) with W initialised to a
   scaled identity.
 - ``OneHotLSTM``: a single-layer LSTM on one-hot inputs (the table's LSTM).
@@ -33,7 +35,7 @@ from memrnn.models.state import (
     check_part,
     check_type,
 )
-from memrnn.validation import check_float
+from memrnn.validation import check_choice, check_float
 
 
 def scaled_identity(layer: nn.Linear, scale: float) -> None:
@@ -43,9 +45,63 @@ def scaled_identity(layer: nn.Linear, scale: float) -> None:
         layer.bias.zero_()
 
 
-class IRNN(ReadoutRNN[HiddenState]):
-    """A ReLU RNN with an identity-scaled recurrent matrix (Le et al. 2015); its state is
-    a ``HiddenState``, h_t (B, R), zero to start.
+class ElmanRNN(ReadoutRNN[HiddenState]):
+    """An Elman RNN, h_t = f(W h_{t-1} + C x_t + b) with f = tanh (the RNN of Delétang et
+    al. 2023, Table 2) or ReLU; its state is a ``HiddenState``, h_t (B, R), zero to start.
+
+    Args:
+        input_size, output_size, hidden_size, readout: as for ``ReadoutRNN``.
+        nonlinearity: f, ``"tanh"`` or ``"relu"``.
+        recurrent_scale: W starts as this times the identity, bias zero; None keeps
+            ``nn.Linear``'s initialisation.
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden_size: int = 20,
+        *,
+        readout: int = 100,
+        nonlinearity: str = "tanh",
+        recurrent_scale: float | None = None,
+    ) -> None:
+        super().__init__(input_size, output_size, hidden_size, readout)
+        check_choice("nonlinearity", nonlinearity, ("tanh", "relu"))
+        self.nonlinearity = nonlinearity
+        self.C = InputEmbedding(input_size, hidden_size)
+        self.W = nn.Linear(hidden_size, hidden_size)
+        if recurrent_scale is not None:
+            check_float("recurrent_scale", recurrent_scale)
+            scaled_identity(self.W, recurrent_scale)
+        self.readout = make_readout(hidden_size, readout, output_size)
+
+    def initial_state(self, batch_size: int) -> HiddenState:
+        """h_0 = 0 for ``batch_size`` sequences."""
+        return HiddenState(self.W.weight.new_zeros(batch_size, self.hidden_size))
+
+    def run(self, inputs: Tensor, state: HiddenState | None) -> tuple[Tensor, HiddenState]:
+        """The states h_t (B, T, R) from ``state``, and the last."""
+        inputs = self.C.sequences(inputs)
+        if state is None:
+            h = inputs.new_zeros(inputs.shape[0], self.hidden_size)
+        else:
+            check_type(state, HiddenState, "an RNN's HiddenState")
+            shape = (inputs.shape[0], self.hidden_size)
+            h = check_part("state.h", state.h, shape, "(B, R)", self.W.weight)
+        states = []
+        # Unbound once: indexing step t in the loop would give each step's backward a
+        # zero tensor of the inputs' size.
+        f = torch.tanh if self.nonlinearity == "tanh" else torch.relu
+        for x_t in inputs.unbind(1):
+            h = f(self.W(h) + x_t)
+            states.append(h)
+        return torch.stack(states, dim=1), HiddenState(h)
+
+
+class IRNN(ElmanRNN):
+    """A ReLU RNN with an identity-scaled recurrent matrix (Le et al. 2015):
+    ``ElmanRNN`` with f = ReLU.
 
     Args:
         input_size, output_size, hidden_size, readout: as for ``ReadoutRNN``.
@@ -61,33 +117,8 @@ class IRNN(ReadoutRNN[HiddenState]):
         readout: int = 100,
         recurrent_scale: float = 1.0,
     ) -> None:
-        super().__init__(input_size, output_size, hidden_size, readout)
-        check_float("recurrent_scale", recurrent_scale)
-        self.C = InputEmbedding(input_size, hidden_size)
-        self.W = nn.Linear(hidden_size, hidden_size)
-        scaled_identity(self.W, recurrent_scale)
-        self.readout = make_readout(hidden_size, readout, output_size)
-
-    def initial_state(self, batch_size: int) -> HiddenState:
-        """h_0 = 0 for ``batch_size`` sequences."""
-        return HiddenState(self.W.weight.new_zeros(batch_size, self.hidden_size))
-
-    def run(self, inputs: Tensor, state: HiddenState | None) -> tuple[Tensor, HiddenState]:
-        """The states h_t (B, T, R) from ``state``, and the last."""
-        inputs = self.C.sequences(inputs)
-        if state is None:
-            h = inputs.new_zeros(inputs.shape[0], self.hidden_size)
-        else:
-            check_type(state, HiddenState, "an IRNN's HiddenState")
-            shape = (inputs.shape[0], self.hidden_size)
-            h = check_part("state.h", state.h, shape, "(B, R)", self.W.weight)
-        states = []
-        # Unbound once: indexing step t in the loop would give each step's backward a
-        # zero tensor of the inputs' size.
-        for x_t in inputs.unbind(1):
-            h = torch.relu(self.W(h) + x_t)
-            states.append(h)
-        return torch.stack(states, dim=1), HiddenState(h)
+        super().__init__(input_size, output_size, hidden_size, readout=readout,
+                         nonlinearity="relu", recurrent_scale=recurrent_scale)  # fmt: skip
 
 
 class OneHotLSTM(ReadoutRNN[tuple[Tensor, Tensor]]):

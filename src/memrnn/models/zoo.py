@@ -9,6 +9,7 @@ as their defaults:
   memories and an Elman or LSTM cell;
 - ``stack_rnn``: ``SuperpositionStackRNN``, the Stack-RNN of Joulin and Mikolov (2015);
 - ``fast_weights``: ``FastWeightsRNN``, the Fast Weights RNN of Ba et al. (2016);
+- ``rnn``: ``ElmanRNN``, the tanh RNN of Deletang et al. (2023), Table 2;
 - ``irnn``: ``IRNN`` (Le et al. 2015);
 - ``alstm``: ``AttentionLSTM``, the A-LSTM of Ba et al. (2016), Table 1;
 - ``gru``: ``GRUNetwork``, the GRU baseline of Paassen, Schulz, Hammer (2021);
@@ -20,7 +21,7 @@ as their defaults:
 
 from __future__ import annotations
 
-from memrnn.models.baselines import IRNN, AttentionLSTM, OneHotLSTM
+from memrnn.models.baselines import IRNN, AttentionLSTM, ElmanRNN, OneHotLSTM
 from memrnn.models.controller import MemoryRNN
 from memrnn.models.fast_weights import FastWeightsRNN
 from memrnn.models.gru import GRUNetwork
@@ -49,6 +50,7 @@ register_model(
     "stack_rnn", SuperpositionStackRNN, defaults={**HIDDEN, "stack_width": 8, "stack_depth": 32}
 )
 register_model("fast_weights", FastWeightsRNN, defaults=HIDDEN)
+register_model("rnn", ElmanRNN, defaults=HIDDEN)
 register_model("irnn", IRNN, defaults=HIDDEN)
 register_model("alstm", AttentionLSTM, defaults=HIDDEN)
 register_model("gru", GRUNetwork, defaults=HIDDEN)

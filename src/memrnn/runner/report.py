@@ -15,7 +15,6 @@ from typing import Any
 
 from memrnn.errors import UserError
 from memrnn.experiments.base import Experiment, Profile, RunRecord
-from memrnn.experiments.profiles import PROFILE_NAMES
 from memrnn.experiments.tables import Table
 from memrnn.io import write_atomic
 from memrnn.runner.store import ResultsStore
@@ -120,7 +119,7 @@ def write_report(
     sections = 0
     ours = _written_before(out)
     for experiment in experiments:
-        for profile in PROFILE_NAMES:
+        for profile in experiment.profiles:
             # Only the runs the experiment defines now: a run made with other settings
             # (the store keeps it) is another computation and would stand twice. Each
             # takes the spec the experiment gives it now: its tags are labels outside the

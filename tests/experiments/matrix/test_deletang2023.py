@@ -11,6 +11,7 @@ from memrnn.experiments.matrix.deletang2023 import (
     LEVEL_TASKS,
     PRINTED,
     level_findings,
+    runs_spread,
     table2,
     theirs,
 )
@@ -49,10 +50,29 @@ def test_ours_is_the_maximum_over_seeds_and_rates_beside_theirs() -> None:
     cell = table.rows["Stack-RNN"]["reverse_string"]
     assert cell.value == 0.93 and cell.bold and cell.paper == theirs("Stack-RNN", "reverse_string")
     assert cell.paper is not None and cell.paper.value == 1.0
-    assert table.rows["RNN"]["reverse_string"].value is None  # memrnn has no tanh RNN
+    assert table.rows["RNN"]["reverse_string"].value is None  # the records have no rnn run
     assert "Tape-RNN" in table.rows and "reverse_string" in table.rows["Tape-RNN"]
     shown = "\n".join(_table_markdown(table, "paper"))
     assert "**0.930** (**1.000**)" in shown and "not available" in shown
+
+
+def test_ours_takes_their_pooled_token_accuracy_where_a_run_recorded_it() -> None:
+    pooled = record("rnn", "stack_manipulation", 1e-3, 0, 0.5, 0.95)
+    pooled.metrics["test_pooled_token_accuracy"] = 0.85  # long answers weigh more
+    older = record("rnn", "stack_manipulation", 1e-3, 1, 0.5, 0.8)  # before the metric
+    table = table2([pooled, older])
+    assert table is not None and table.rows["RNN"]["stack_manipulation"].value == 0.85
+
+
+def test_the_runs_behind_each_cell_give_the_median_and_the_share_solved() -> None:
+    runs = [record("tape_rnn", "odds_first", 1e-3, seed, 0.9, test)
+            for seed, test in enumerate((0.3, 0.95, 0.99, 0.5))]  # fmt: skip
+    table = runs_spread(runs)
+    assert table is not None and table.columns == ["odds_first"]
+    assert table.rows["Tape-RNN: median"]["odds_first"].value == pytest.approx(0.725)
+    assert table.rows["Tape-RNN: share solved"]["odds_first"].value == 0.5
+    assert set(table.rows) == {"Tape-RNN: median", "Tape-RNN: share solved"}
+    assert runs_spread([record("lstm", "reversal", 1e-3, 0, 0.9, 0.5)]) is None
 
 
 def test_a_record_set_without_their_tasks_has_no_table() -> None:

@@ -46,6 +46,10 @@ def test_scores_count_right_tokens_per_sequence() -> None:
         assert scores.tokens[b] == pytest.approx(sum(right) / len(right))
         assert scores.sequences[b] == float(all(right))
     assert scores.sequences[0] == 0.0 and scores.tokens[0] < 1.0
+    # Delétang et al.'s accuracy pools the batch's tokens: a longer answer weighs more
+    right = sum(int(outputs[b, t].argmax()) == int(batch.targets[b, t])
+                for b in range(5) for t in batch.mask[b].nonzero().flatten().tolist())  # fmt: skip
+    assert scores.pooled() == pytest.approx(right / int(batch.mask.sum()))
 
 
 def test_length_bins_cover_every_length_in_pairs() -> None:
@@ -59,6 +63,8 @@ def test_the_test_score_averages_only_the_lengths_beyond_n() -> None:
     curves = {"lengths": [1, 3, 5, 7], "accuracy": [1.0, 1.0, 0.5, 0.0],
               "token_accuracy": [1.0, 0.9, 0.6, 0.2]}  # fmt: skip
     assert scores_beyond(curves, 4) == {"test_accuracy": 0.25, "test_token_accuracy": 0.4}
+    pooled = {**curves, "pooled_token_accuracy": [1.0, 1.0, 0.7, 0.3]}
+    assert scores_beyond(pooled, 4)["test_pooled_token_accuracy"] == pytest.approx(0.5)
     with pytest.raises(ValueError, match="train_max: no test length above 7"):
         scores_beyond(curves, 7)
 

@@ -15,9 +15,10 @@ from memrnn.experiments.base import (
 )
 from memrnn.experiments.grid import grid_runs
 from memrnn.experiments.matrix.config import MatrixConfig
-from memrnn.experiments.matrix.deletang2023 import level_findings, table2
+from memrnn.experiments.matrix.deletang2023 import level_findings, runs_spread, table2
 from memrnn.experiments.matrix.figures import heatmap, length_curves
 from memrnn.experiments.matrix.findings import report_findings
+from memrnn.experiments.matrix.memory_use import memory_findings
 from memrnn.experiments.matrix.profiles import SCALES, grid, task_settings
 from memrnn.experiments.matrix.run import (
     CellSteps,
@@ -29,10 +30,28 @@ from memrnn.experiments.matrix.run import (
     scored,
 )
 from memrnn.experiments.matrix.tables import score_tables
+from memrnn.experiments.profiles import ALL_PROFILES
 from memrnn.experiments.tables import Table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+
+def laptop_limits() -> str:
+    """What the laptop profile cannot show, from its scale beside the paper profile's."""
+    laptop, paper = SCALES["laptop"], SCALES["paper"]
+    small, big = laptop.settings, paper.settings
+    return (
+        f" The laptop profile runs their five architectures on their {len(laptop.tasks)} "
+        f"tasks with their training lengths (1-{small['train_max']}); it cannot show what "
+        f"their scale would: {big['steps'] // small['steps']:,} times fewer steps, batches "
+        f"of {small['batch_size']} against {big['batch_size']}, {len(laptop.seeds)} seeds "
+        f"x {len(laptop.lrs)} rate(s) against {len(paper.seeds)} x {len(paper.lrs)}, width "
+        f"{small['hidden_size']} against {big['hidden_size']}, and test lengths up to "
+        f"{laptop.test_max}, not {paper.test_max}. A model that solves a task here may "
+        f"still fail beyond {laptop.test_max}; one that fails here may solve it with "
+        "their steps."
+    )
 
 
 class Matrix(TrainedExperiment[MatrixConfig]):
@@ -57,6 +76,7 @@ class Matrix(TrainedExperiment[MatrixConfig]):
     config_type = MatrixConfig
     metrics = ("loss", "train_accuracy", "train_token_accuracy", "train_score")
     shares_batches = True
+    profiles = ALL_PROFILES
 
     def runs(self, profile: Profile) -> list[RunSpec]:
         return grid_runs(
@@ -87,11 +107,11 @@ class Matrix(TrainedExperiment[MatrixConfig]):
         return key, tuple(sorted(model_options(config, make_cell_task(config)).items()))
 
     def tables(self, records: Sequence[RunRecord]) -> list[Table]:
-        theirs = table2(records)
-        return score_tables(records) + ([theirs] if theirs is not None else [])
+        beside = [table2(records), runs_spread(records)]
+        return score_tables(records) + [table for table in beside if table is not None]
 
     def findings(self, records: Sequence[RunRecord]) -> list[str]:
-        return report_findings(records) + level_findings(records)
+        return report_findings(records) + level_findings(records) + memory_findings(records)
 
     def figures(self, records: Sequence[RunRecord]) -> dict[str, Figure]:
         made = {"heatmap": heatmap(records), "accuracy-by-length": length_curves(records)}
@@ -115,4 +135,4 @@ class Matrix(TrainedExperiment[MatrixConfig]):
             "stack actions, with the estimators' default hyperparameters: Paassen et al. "
             "chose theirs by a random search scored on test lengths, which this protocol "
             "does not allow."
-        )
+        ) + (laptop_limits() if profile == "laptop" else "")

@@ -4,8 +4,11 @@ model reads the task's kind of input, with the scale of the profile.
 ``paper`` is Delétang et al.'s protocol (2023, section 4): lengths 1 to N = 40 for
 training and up to 500 for testing, batch 128, Adam at {1e-4, 3e-4, 5e-4}, 1,000,000
 steps, 10 seeds, hidden size 256, for every registered model and task (a user's own
-included); for a GPU or a cluster. ``quick`` is a stated subset
-that runs on a laptop CPU; ``smoke`` tests the plumbing.
+included); for a GPU or a cluster. ``laptop`` is their protocol for their five
+architectures (the tanh RNN, the LSTM, the Stack-RNN, the Tape-RNN and the Transformer) on
+their 15 tasks, scaled to at most 90 minutes on a 2-core CPU: fewer steps, seeds and
+rates, a smaller width, and test lengths 41-100. ``quick`` is a stated subset of models and
+tasks that runs on a laptop CPU; ``smoke`` tests the plumbing.
 """
 
 from __future__ import annotations
@@ -99,6 +102,22 @@ SCALES: dict[Profile, Scale] = {
             "train_max": 10,
             "eval_size": 32,
             "hidden_size": 32,
+        },
+    ),
+    "laptop": Scale(
+        models=("rnn", "lstm", "stack_rnn", "tape_rnn", "transformer"),
+        tasks=CHOMSKY_TASKS,
+        lrs=(1e-3,),
+        seeds=(0, 1, 2),
+        test_max=100,
+        settings={
+            "steps": 2000,
+            "batch_size": 32,
+            "eval_every": 500,
+            "checkpoint_every": 500,
+            "train_max": 40,
+            "eval_size": 32,
+            "hidden_size": 64,
         },
     ),
     "paper": Scale(

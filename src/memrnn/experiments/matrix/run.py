@@ -16,6 +16,7 @@ from torch import Tensor, nn
 
 from memrnn.experiments.base import RunOutput
 from memrnn.experiments.matrix.config import MatrixConfig
+from memrnn.experiments.matrix.memory_use import memory_use
 from memrnn.experiments.matrix.reservoir import RESERVOIR_MODELS, fit_reservoir_cell
 from memrnn.experiments.matrix.scoring import (
     length_bins,
@@ -102,7 +103,8 @@ class CellSteps:
 
     def artifacts(self, rng: np.random.Generator) -> dict[str, Any]:
         """The range evaluation: the trained model scored at every length up to
-        ``test_max`` (``scoring``), and its parameter count."""
+        ``test_max`` (``scoring``); its parameter count; and, for a model with gates, how
+        much it used its memory at its longest training lengths (``memory_use``)."""
         bins = length_bins(shortest(self.task), self.config.test_max)
         model = self.model
         curves = range_evaluation(
@@ -112,7 +114,13 @@ class CellSteps:
             bins,
             self.config.eval_size,
         )
-        return {**curves, "parameters": sum(p.numel() for p in model.parameters())}
+        longest = (max(self.lengths[0], self.lengths[1] - 1), self.lengths[1])
+        use = memory_use(model, self.task, rng, longest, self.config.eval_size)
+        return {
+            **curves,
+            "parameters": sum(p.numel() for p in model.parameters()),
+            **({"memory_use": use} if use is not None else {}),
+        }
 
 
 def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:

@@ -1,6 +1,9 @@
 """How the matrix scores a model, trained or fitted: Delétang et al.'s (2023, section 4)
 range evaluation, per sequence the fraction of its scored tokens that are right (and,
 stricter, whether all are), averaged over sequences and then over the test lengths.
+Beside it, their own accuracy: the scored tokens right over all the scored tokens of a
+length's batch, pooled (the two differ where the answers' lengths vary within a length:
+stack manipulation, binary addition and multiplication), averaged over the test lengths.
 
 A task whose outputs are values at every step (the RSM benchmarks of Paassen et al.
 2021) is scored by the stricter fraction instead: most of its per-step targets are easy,
@@ -24,10 +27,17 @@ from memrnn.tasks.scoring import class_hits, value_hits
 
 @dataclass(frozen=True)
 class Scores:
-    """Per-sequence scores of one batch: all scored tokens right, and the fraction right."""
+    """Per-sequence scores of one batch: all scored tokens right, the fraction right, and
+    the counts of scored tokens right and scored."""
 
     sequences: Tensor
     tokens: Tensor
+    hits: Tensor
+    scored: Tensor
+
+    def pooled(self) -> float:
+        """The batch's scored tokens right over its scored tokens (Delétang et al.)."""
+        return float(self.hits.sum() / self.scored.sum().clamp(min=1))
 
 
 def score_sequences(task: Task, outputs: Tensor, batch: TaskBatch) -> Scores:
@@ -37,8 +47,8 @@ def score_sequences(task: Task, outputs: Tensor, batch: TaskBatch) -> Scores:
         hits = class_hits(outputs, batch.targets, mask)
     else:
         hits = value_hits(output_values(task.value_loss, outputs), batch.targets, mask)
-    scored = mask.sum(dim=1).clamp(min=1)
-    return Scores((hits | ~mask).all(dim=1).double(), hits.sum(dim=1).double() / scored)
+    right, scored = hits.sum(dim=1).double(), mask.sum(dim=1).double()
+    return Scores((hits | ~mask).all(dim=1).double(), right / scored.clamp(min=1), right, scored)
 
 
 def length_bins(low: int, high: int) -> list[tuple[int, int]]:
@@ -59,25 +69,31 @@ def range_evaluation(
     bins: list[tuple[int, int]],
     size: int,
 ) -> dict[str, list[Any]]:
-    """Sequence and token accuracy of ``outputs_of`` in each bin of lengths, ``size``
-    fresh sequences each; a bin is named by its shorter length."""
-    accuracy, tokens = [], []
+    """Sequence, token and pooled token accuracy of ``outputs_of`` in each bin of lengths,
+    ``size`` fresh sequences each; a bin is named by its shorter length."""
+    accuracy, tokens, pooled = [], [], []
     for low, high in bins:
         batch = task.sample_batch(rng, size, low, high)
         scores = score_sequences(task, outputs_of(batch), batch)
         accuracy.append(float(scores.sequences.mean()))
         tokens.append(float(scores.tokens.mean()))
-    return {"lengths": [low for low, _ in bins], "accuracy": accuracy, "token_accuracy": tokens}
+        pooled.append(scores.pooled())
+    return {"lengths": [low for low, _ in bins], "accuracy": accuracy, "token_accuracy": tokens,
+            "pooled_token_accuracy": pooled}  # fmt: skip
 
 
 def scores_beyond(curves: Mapping[str, list[float]], train_max: int) -> dict[str, float]:
-    """The means over the test lengths (those above ``train_max``) of the two accuracies."""
+    """The means over the test lengths (those above ``train_max``) of the accuracies
+    (sequence, token, and pooled token where the curves have it)."""
     beyond = [i for i, length in enumerate(curves["lengths"]) if length > train_max]
     if not beyond:
         raise ValueError(f"train_max: no test length above {train_max} was evaluated")
+    names = {"accuracy": "test_accuracy", "token_accuracy": "test_token_accuracy",
+             "pooled_token_accuracy": "test_pooled_token_accuracy"}  # fmt: skip
     return {
-        "test_accuracy": float(np.mean([curves["accuracy"][i] for i in beyond])),
-        "test_token_accuracy": float(np.mean([curves["token_accuracy"][i] for i in beyond])),
+        metric: float(np.mean([curves[curve][i] for i in beyond]))
+        for curve, metric in names.items()
+        if curve in curves
     }
 
 

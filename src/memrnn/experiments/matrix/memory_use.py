@@ -1,0 +1,81 @@
+"""Why a memory model's cell falls short: did it use its memory, and did it fit the
+training lengths?
+
+A cell under 90% can mean two things: the model never learned to use its memory (it
+solved what it could of the training lengths in its hidden state), or it used the memory
+and the way it used it does not carry to longer inputs. At the end of each run of a model
+with push and pop gates (``trace``: the Stack-RNN and the Stack-, Queue- and DeQue-LSTMs)
+the matrix records, on a batch of its longest training lengths, the share of steps that
+push and that pop more than half a value; the report's findings read them beside the
+training score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from memrnn.experiments.base import RunRecord
+from memrnn.experiments.matrix.tables import SCORE, SOLVED
+from memrnn.experiments.tables import group
+from memrnn.tasks import Task
+
+USED = 0.05  # the share of steps that push, and that pop, above which the memory is used
+STRONG = 0.5  # a push or pop of more than half a value counts
+
+
+@torch.no_grad()
+def memory_use(
+    model: nn.Module, task: Task, rng: np.random.Generator, lengths: tuple[int, int], size: int
+) -> dict[str, float] | None:
+    """The shares of steps (each sequence's up to its last scored step: no padding)
+    whose push, and whose pop, is above ``STRONG``, on ``size`` fresh sequences of
+    ``lengths``; None for a model without gates."""
+    trace_of = getattr(model, "trace", None)
+    if trace_of is None:
+        return None
+    device = next(model.parameters()).device
+    batch = task.sample_batch(rng, size, *lengths).to(device)
+    trace = trace_of(batch.inputs)
+    steps = batch.mask.flip(1).cumsum(1).flip(1) > 0
+    pushes = [g for g in (trace.push, trace.push_bot) if g is not None]
+    pops = [g for g in (trace.pop, trace.pop_bot) if g is not None]
+
+    def share(gates: list[torch.Tensor]) -> float:
+        strong = torch.stack([g > STRONG for g in gates]).any(dim=0)
+        return float(strong[steps].double().mean())
+
+    return {"push_share": share(pushes), "pop_share": share(pops)}
+
+
+def memory_findings(records: Sequence[RunRecord]) -> list[str]:
+    """For each cell of a model with gates whose best run is under 90%: whether its best
+    run fitted the training lengths and used its memory, in one sentence."""
+    found = []
+    for (model, task), runs in sorted(group(records, "model", "task").items()):
+        used = [r for r in runs if isinstance(r.artifacts.get("memory_use"), dict)]
+        if not used:
+            continue
+        best = max(used, key=lambda r: r.metrics[SCORE])
+        if best.metrics[SCORE] >= SOLVED:
+            continue
+        use: dict[str, Any] = best.artifacts["memory_use"]
+        fitted = best.metrics.get("train_score", 0.0) >= SOLVED
+        pushes, pops = use["push_share"], use["pop_share"]
+        if not fitted:
+            verdict = "did not fit the training lengths"
+        elif pushes < USED or pops < USED:
+            verdict = "fitted the training lengths without using its memory"
+        else:
+            verdict = "used its memory and did not extrapolate"
+        found.append(
+            f"{model} on {task} (best run {best.metrics[SCORE]:.2f} on the test lengths, "
+            f"{best.metrics.get('train_score', float('nan')):.2f} on the training lengths; "
+            f"pushes above {STRONG} at {pushes:.0%} of its steps, pops at {pops:.0%}): "
+            f"{verdict}"
+        )
+    return found
