@@ -14,7 +14,7 @@ from memrnn.experiments.matrix.config import RESERVOIR_MODELS, MatrixConfig
 from memrnn.experiments.matrix.experiment import Matrix
 from memrnn.experiments.matrix.protocol import every_model, reads
 from memrnn.experiments.matrix.reservoir import as_outputs
-from memrnn.experiments.matrix.run import shortest
+from memrnn.experiments.matrix.run import make_cell_task, model_options, shortest
 from memrnn.experiments.matrix.scoring import length_bins, score_sequences, scores_beyond
 from memrnn.runner.train import run
 from memrnn.tasks import make_task
@@ -104,6 +104,13 @@ def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     config = dataclasses.replace(CELL, model="stack_rnn", test_max=15)
     output = fit_cell(config)
     assert np.isfinite(output.metrics["test_token_accuracy"])
+
+
+def test_the_tape_holds_the_longest_test_sequence_without_wrapping() -> None:
+    config = dataclasses.replace(CELL, model="tape_rnn", task="duplicate_string", test_max=15)
+    task = make_cell_task(config)
+    longest = task.sample_batch(np.random.default_rng(0), 64, 14, 15).mask.shape[1]
+    assert model_options(config, task)["tape_size"] > longest
 
 
 @pytest.mark.parametrize("model", [m for m in every_model() if m not in RESERVOIR_MODELS])

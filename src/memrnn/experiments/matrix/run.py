@@ -32,8 +32,9 @@ from memrnn.tasks.chomsky.layout import ChomskyTask
 _SHAPE_PROBE = 99  # the stream of the one batch that measures the longest sequence
 
 # Options a model needs from the lengths it will read: the superposition stack has a
-# fixed depth, which the longest test sequence must not overflow.
-_NEEDS_DEPTH = {"stack_rnn": "stack_depth"}
+# fixed depth and the tape a fixed number of cells (it wraps round), which the longest
+# test sequence must not overflow.
+_NEEDS_DEPTH = {"stack_rnn": "stack_depth", "tape_rnn": "tape_size"}
 # The option that sets a model's width, where it is not ``hidden_size``.
 _WIDTH = {"transformer": "d_model"}
 
@@ -129,8 +130,14 @@ def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     options: dict[str, Any] = {_WIDTH.get(config.model, "hidden_size"): config.hidden_size}
     if config.model in _NEEDS_DEPTH:
         rng = np.random.default_rng([config.seed, _SHAPE_PROBE])
-        low = max(shortest(task), config.test_max - 1)
-        longest = task.sample_batch(rng, 64, low, config.test_max).mask.shape[1]
+        longest = 0
+        # each length alone: a task may draw one length for a whole batch
+        for length in range(max(shortest(task), config.test_max - 1), config.test_max + 1):
+            try:
+                batch = task.sample_batch(rng, 64, length, length)
+            except ValueError:  # a length the task does not have (only even ones, say)
+                continue
+            longest = max(longest, batch.mask.shape[1])
         options[_NEEDS_DEPTH[config.model]] = longest + 1
     if config.model == "tape_rnn" and isinstance(task, ChomskyTask):
         options["length_token"] = task.alphabet_size  # its jumps: the input's length
