@@ -119,15 +119,21 @@ class TapeRNN(nn.Module):
         """The logits y_t (B, T, output_size) for ``inputs`` from ``state``."""
         return self._run(inputs, state)[0]
 
+    def moves(self, inputs: Tensor) -> Tensor:
+        """The weights a_t (B, T, 5) of the five actions at each step (``SHIFTS``), from
+        the initial state, in the same pass as ``forward``."""
+        return self._run(inputs, None)[2]
+
     def stream(self, inputs: Tensor, state: TapeState | None = None) -> tuple[Tensor, TapeState]:
         """The logits (B, T, output_size) from ``state`` and the state after the last step.
 
         Raises:
             ValueError: naming ``inputs``, or ``state`` when it does not fit.
         """
-        return self._run(inputs, state)
+        logits, state, _ = self._run(inputs, state)
+        return logits, state
 
-    def _run(self, inputs: Tensor, state: TapeState | None) -> tuple[Tensor, TapeState]:
+    def _run(self, inputs: Tensor, state: TapeState | None) -> tuple[Tensor, TapeState, Tensor]:
         x = as_vectors(inputs, self.input_size, self.readout.weight)
         batch = x.shape[0]
         if state is None:
@@ -146,12 +152,14 @@ class TapeRNN(nn.Module):
             ):
                 raise ValueError(f"state.length: expected int64 input lengths ({batch},)")
         h, tape, length = state.h, state.tape, state.length
-        logits = []
+        logits, taken = [], []
         for x_t in x.unbind(1):
             h = rnn_step(self.cell, torch.cat([x_t, tape[:, 0]], dim=1), h)
             actions = torch.softmax(self.actions(h), dim=-1)
             tape = tape_step(tape, actions, self.write(h), length)
             logits.append(self.readout(torch.relu(h)))
+            taken.append(actions)
         if not logits:
-            return x.new_zeros(batch, 0, self.output_size), state
-        return torch.stack(logits, 1), TapeState(h, tape, length)
+            none = x.new_zeros(batch, 0, len(SHIFTS))
+            return x.new_zeros(batch, 0, self.output_size), state, none
+        return torch.stack(logits, 1), TapeState(h, tape, length), torch.stack(taken, 1)

@@ -56,3 +56,27 @@ def test_the_findings_tell_unused_memory_from_memory_that_did_not_extrapolate() 
         "training lengths; pushes above 0.5 at 45% of its steps, pops at 40%): used its "
         "memory and did not extrapolate",
     ]
+
+
+def test_a_tapes_use_is_the_share_of_steps_that_move_its_head_and_that_jump() -> None:
+    task = make_task("duplicate_string")
+    torch.manual_seed(1)
+    model = build_model_for("tape_rnn", task, length_token=task.alphabet_size)
+    use = memory_use(model, task, np.random.default_rng(0), (4, 5), 8)
+    batch = task.sample_batch(np.random.default_rng(0), 8, 4, 5)
+    actions = model.moves(batch.inputs)
+    assert actions.shape == (*batch.mask.shape, 5)
+    torch.testing.assert_close(actions.sum(-1), torch.ones(batch.mask.shape))
+    steps = batch.mask.flip(1).cumsum(1).flip(1) > 0
+    moving = (actions[..., 1:] > 0.5).any(-1)[steps].double().mean()
+    assert use == {
+        "move_share": pytest.approx(float(moving)),
+        "jump_share": pytest.approx(float((actions[..., 3:] > 0.5).any(-1)[steps].double().mean())),
+    }
+    run = record("tape_rnn", "duplicate_string", 1e-3, 0, 0.95, 0.5)
+    run.artifacts["memory_use"] = {"move_share": 0.02, "jump_share": 0.0}
+    assert memory_findings([run]) == [
+        "tape_rnn on duplicate_string (best run 0.50 on the test lengths, 0.95 on the "
+        "training lengths; moves above 0.5 at 2% of its steps, jumps at 0%): fitted the "
+        "training lengths without using its memory"
+    ]
