@@ -251,3 +251,20 @@ def test_rounded_gates_rank_as_sharp_and_settle() -> None:
     assert rounded.settles() and not blurred.settles()
     assert choose([_candidate("a", 1.0), Candidate("b", 0, 0, 1.0, 0.9, 1.0, 0.0, 0.0, 1.0,
                                                    rounded=True)]) == 0  # fmt: skip
+
+
+def test_the_battery_candidates_study_scores_every_candidate(tmp_path: Path) -> None:
+    root = str(ROOT / "benchmarks")
+    subprocess.run([sys.executable, f"{root}/own_data.py", "write", str(tmp_path), "--scale",
+                    "0.05"], check=True, capture_output=True)  # fmt: skip
+    options = [f"{k}={v}" for k, v in TINY.items()]
+    done = subprocess.run(
+        [sys.executable, f"{root}/own_data_candidates.py", str(tmp_path), "--tasks", "copy2",
+         "--seeds", "0", "--restarts", "2", "--steps", "2", "--json", str(tmp_path / "c.json"),
+         "--option", *options],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    rows = json.loads((tmp_path / "c.json").read_text())
+    assert [r["name"] for r in rows] == ["queue_lstm#0", "queue_lstm#1"]  # no early stop
+    assert all(0 <= r["test_soft"] <= 1 for r in rows)
+    assert "chosen at >= 0.9: first 2" in done.stdout and "of 1 (task, seed) pairs" in done.stdout

@@ -177,14 +177,18 @@ def fit_candidates(
     quiet: bool,
     on_progress: Callable[[Progress], None] | None = None,
     tensorboard: Path | None = None,
+    settle: bool = True,
+    on_candidate: Callable[[Candidate, nn.Module, nn.Module | None], None] | None = None,
 ) -> tuple[SavedModel, list[Candidate]]:
     """Train the candidates of ``plan`` in turn in ``out`` (each one run of its results
     store, with its checkpoint), score each on its training pairs and the held-out pairs,
     save the best (:func:`~memrnn.cli.selection.choose`) in ``out`` with the record of
-    the choice, and show the candidates' table on stderr unless ``quiet``. The first
-    candidate that decodes every held-out pair exactly with gates at 0 or 1 ends the
-    search (``Candidate.settles``). Its callers refuse a folder that holds a saved model
-    first (:func:`refuse_saved_model`)."""
+    the choice, and show the candidates' table on stderr unless ``quiet``. With
+    ``settle``, the first candidate that decodes every held-out pair exactly with gates
+    at 0 or 1 ends the search (``Candidate.settles``). ``on_candidate`` is told of each
+    candidate with its model as trained and with its gates rounded (None where it has
+    none to round), for a study of the candidates. Its callers refuse a folder that
+    holds a saved model first (:func:`refuse_saved_model`)."""
     from memrnn.cli.progress import progress_bar
 
     experiment, task = plan.experiment, plan.experiment.task
@@ -220,6 +224,7 @@ def fit_candidates(
         held = output.metrics if experiment.valid else on_train
         blur = gate_blur(task, trained, experiment.valid or scored)
         rounded = with_rounded_gates(config, task, trained)
+        soft, sharp = trained, rounded  # both ways, for ``on_candidate``
         if rounded is not None:  # kept where it does as well on the held-out pairs
             on_rounded = score_pairs(task, rounded, experiment.valid or scored)
             if on_rounded["sequence_accuracy"] < held["sequence_accuracy"]:
@@ -233,7 +238,9 @@ def fit_candidates(
             round(output.wall_seconds, 1), rounded is not None,
         ))  # fmt: skip
         models.append(trained)
-        if candidates[-1].settles():
+        if on_candidate is not None:
+            on_candidate(candidates[-1], soft, sharp)
+        if settle and candidates[-1].settles():
             break
     chosen = choose(candidates)
     config = plan.candidates[chosen][0]
