@@ -168,6 +168,14 @@ def test_selection_never_reads_a_test_file(tmp_path: Path, monkeypatch: pytest.M
     assert "pairs.tsv" in read and "pairs_test.tsv" not in read
 
 
+def test_fit_and_train_on_pairs_default_to_the_same_restarts() -> None:
+    from memrnn.cli.parser import build_parser
+    from memrnn.cli.selection import DEFAULT_RESTARTS
+
+    args = build_parser().parse_args(["fit", "pairs.tsv", "--out", "run"])
+    assert args.restarts == DEFAULT_RESTARTS == 4
+
+
 def test_fit_prints_the_candidates_and_the_choice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -245,8 +245,8 @@ def _add_pair_commands(subcommands: Any) -> None:
         "tokens; repeat for several (default: stack_lstm, queue_lstm and deque_lstm)"
     )  # fmt: skip
     fit.add_argument(
-        "--restarts", type=_count, default=2, help="runs of each model, each with its own "
-        "seed; the one that does best on the held-out pairs is kept (default: 2)"
+        "--restarts", type=_count, default=4, help="runs of each model, each with its own "
+        "seed; the one that does best on the held-out pairs is kept (default: 4)"
     )  # fmt: skip
     fit.add_argument("--out", type=_folder, required=True, help="the run folder")
     fit.add_argument(
