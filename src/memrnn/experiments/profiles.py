@@ -14,6 +14,6 @@ ALL_PROFILES: tuple[Profile, ...] = ("smoke", "quick", "laptop", "paper")
 PROFILE_MEANING = {
     "smoke": "seconds; used by the tests, the numbers mean nothing",
     "quick": "minutes on a laptop CPU, scaled down from the paper",
-    "laptop": "the paper's protocol, scaled to at most 90 minutes on a 2-core CPU",
+    "laptop": "the paper's protocol, scaled down for a 2-core CPU",
     "paper": "the paper's settings; a GPU or a cluster",
 }

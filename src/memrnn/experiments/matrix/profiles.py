@@ -6,7 +6,7 @@ training and up to 500 for testing, batch 128, Adam at {1e-4, 3e-4, 5e-4}, 1,000
 steps, 10 seeds, hidden size 256, for every registered model and task (a user's own
 included); for a GPU or a cluster. ``laptop`` is their protocol for their five
 architectures (the tanh RNN, the LSTM, the Stack-RNN, the Tape-RNN and the Transformer) on
-their 15 tasks, scaled to at most 90 minutes on a 2-core CPU: fewer steps, seeds and
+their 15 tasks, scaled down for a 2-core CPU: fewer steps, seeds and
 rates, a smaller width, and test lengths 41-100. ``quick`` is a stated subset of models and
 tasks that runs on a laptop CPU; ``smoke`` tests the plumbing.
 """
