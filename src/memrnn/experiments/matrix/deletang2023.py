@@ -14,6 +14,7 @@ and the share of them that solve the task.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,18 +82,22 @@ def pooled(runs: Sequence[RunRecord]) -> list[float]:
     return [r.metrics.get(POOLED, r.metrics[SCORE]) for r in runs]
 
 
-def _tasks(records: Sequence[RunRecord]) -> list[str]:
+def _cells(
+    records: Sequence[RunRecord],
+) -> tuple[list[str], dict[Any, list[RunRecord]]]:
+    """Their tasks that the records have, in Table 2's order, and the runs by (model,
+    task)."""
     have = {r.spec.tags["task"] for r in records}
-    return [t for tasks in LEVEL_TASKS.values() for t in tasks if t in have]
+    tasks = [t for level in LEVEL_TASKS.values() for t in level if t in have]
+    return tasks, group(records, "model", "task")
 
 
 def table2(records: Sequence[RunRecord]) -> Table | None:
     """Their Table 2 for the tasks the records have, ours beside each printed cell; None
     when the records hold none of their tasks."""
-    tasks = _tasks(records)
+    tasks, by_cell = _cells(records)
     if not tasks:
         return None
-    by_cell = group(records, "model", "task")
     rows: dict[str, dict[str, Cell]] = {}
     for architecture, model in ARCHITECTURES.items():
         row = {}
@@ -125,10 +130,9 @@ def runs_spread(records: Sequence[RunRecord]) -> Table | None:
     accuracy by Delétang et al.'s rule and the share of them that solve the task (a
     maximum over many draws says what can be learned, these how often it is); None when
     the records hold none of their tasks."""
-    tasks = _tasks(records)
+    tasks, by_cell = _cells(records)
     if not tasks:
         return None
-    by_cell = group(records, "model", "task")
     rows: dict[str, dict[str, Cell]] = {}
     for architecture, model in ARCHITECTURES.items():
         medians, shares = {}, {}
