@@ -98,28 +98,26 @@ def run_list(args: argparse.Namespace) -> int:
         print("\n".join(experiment_names()))
         return 0
     names = args.experiments or experiment_names()
-    experiments = [get_experiment(name) for name in names]  # unknown names fail first
-    if args.profile:  # each named experiment must have it; --all lists those that do
-        named = experiments if args.experiments else []
-        for experiment in named:
+    listed = [(name, get_experiment(name)) for name in names]  # unknown names fail first
+    if args.profile:  # a named experiment must have it; with none named, those that do
+        for _, experiment in listed if args.experiments else []:
             experiment.offer(args.profile)
-        names = [n for n, e in zip(names, experiments, strict=True) if args.profile in e.profiles]
-        experiments = [e for e in experiments if args.profile in e.profiles]
+        listed = [(n, e) for n, e in listed if args.profile in e.profiles]
 
     def profiles(experiment: Experiment) -> list[Profile]:
         return [args.profile] if args.profile else list(experiment.profiles)
 
     if args.json:
-        listed = [
+        configs = [
             {"key": spec.key, **spec.to_dict()}
-            for experiment in experiments
+            for _, experiment in listed
             for profile in profiles(experiment)
             for spec in experiment.runs(profile)
         ]
-        print(json.dumps(listed, indent=2, sort_keys=True))
+        print(json.dumps(configs, indent=2, sort_keys=True))
         return 0
     every = bool(args.experiments)  # named experiments: name every run
-    for name, experiment in zip(names, experiments, strict=True):
+    for name, experiment in listed:
         print(f"{name}: {experiment.title}")
         print(f"  reproduces: {experiment.reproduces}")
         for profile in profiles(experiment):
