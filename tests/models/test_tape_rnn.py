@@ -9,7 +9,7 @@ from torch import Tensor
 
 from memrnn.models import TapeRNN, TapeState, build_model
 from memrnn.models.grouped import Grouped
-from memrnn.models.tape_rnn import tape_step
+from memrnn.models.tape_rnn import tape_sources, tape_step
 from tests.models.grouped_checks import check_against_members, inputs, members
 
 
@@ -48,7 +48,7 @@ def test_a_tape_step_is_the_authors_operations(seed: int) -> None:
     write = torch.randn(4, 3, generator=gen, dtype=torch.float64, requires_grad=True)
     length = torch.tensor([0, 1, 5, 12])  # a jump longer than the tape wraps round
     ours, theirs = (
-        tape_step(tape, actions, write, length),
+        tape_step(tape, actions, write, tape_sources(length, 7)),
         reference_tape_step(tape, actions, write, length),
     )
     torch.testing.assert_close(ours, theirs)
@@ -57,6 +57,27 @@ def test_a_tape_step_is_the_authors_operations(seed: int) -> None:
     theirs_g = torch.autograd.grad((theirs * weights).sum(), [tape, actions, write])
     for a, b in zip(ours_g, theirs_g, strict=True):
         torch.testing.assert_close(a, b)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_tape_step_under_vmap_is_each_members_step(shared: bool) -> None:
+    gen = torch.Generator().manual_seed(0)
+    tape = torch.randn(3, 4, 7, 2, generator=gen, dtype=torch.float64, requires_grad=True)
+    actions = torch.softmax(torch.randn(3, 4, 5, generator=gen, dtype=torch.float64), -1)
+    write = torch.randn(3, 4, 2, generator=gen, dtype=torch.float64)
+    lengths = torch.tensor([[0, 1, 5, 12], [3, 3, 2, 6], [1, 0, 0, 9]])
+    sources = [tape_sources(lengths[0 if shared else k], 7) for k in range(3)]
+    if shared:
+        got = torch.func.vmap(tape_step, in_dims=(0, 0, 0, None))(tape, actions, write, sources[0])
+    else:
+        stacked = tuple(torch.stack(s) for s in zip(*sources, strict=True))
+        got = torch.func.vmap(tape_step)(tape, actions, write, stacked)
+    want = torch.stack([tape_step(tape[k], actions[k], write[k], sources[k]) for k in range(3)])
+    torch.testing.assert_close(got, want)
+    weights = torch.randn(got.shape, generator=gen, dtype=torch.float64)
+    (grad,) = torch.autograd.grad((got * weights).sum(), [tape])
+    (expected,) = torch.autograd.grad((want * weights).sum(), [tape])
+    torch.testing.assert_close(grad, expected)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -88,7 +88,7 @@ def test_the_matrix_groups_cells_that_differ_in_seed_and_rate_of_a_model_that_st
     assert deep is not None and deep not in keys
     assert matrix.group_key(dataclasses.replace(CELL, model="rsm", task="rsm_dyck2")) is None
     assert can_group("deque_lstm", "copy") and can_group("deep_lstm", "copy")
-    assert not can_group("rsm", "rsm_dyck2")
+    assert not can_group("rsm", "rsm_dyck2") and not can_group("tape_rnn", "parity_check")
 
 
 def test_cells_whose_stacks_differ_in_depth_are_not_grouped(

@@ -16,6 +16,7 @@ from memrnn.experiments.matrix.protocol import every_model, reads
 from memrnn.experiments.matrix.reservoir import as_outputs
 from memrnn.experiments.matrix.run import make_cell_task, model_options, shortest
 from memrnn.experiments.matrix.scoring import length_bins, score_sequences, scores_beyond
+from memrnn.models.registry import build_model_for
 from memrnn.runner.train import run
 from memrnn.tasks import make_task
 
@@ -106,11 +107,14 @@ def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     assert np.isfinite(output.metrics["test_token_accuracy"])
 
 
-def test_the_tape_holds_the_longest_test_sequence_without_wrapping() -> None:
+def test_the_tape_holds_the_longest_test_input_without_wrapping() -> None:
     config = dataclasses.replace(CELL, model="tape_rnn", task="duplicate_string", test_max=15)
     task = make_cell_task(config)
-    longest = task.sample_batch(np.random.default_rng(0), 64, 14, 15).mask.shape[1]
-    assert model_options(config, task)["tape_size"] > longest
+    options = model_options(config, task)
+    model = build_model_for("tape_rnn", task, **options)
+    batch = task.sample_batch(np.random.default_rng(0), 64, 15, 15)
+    x = torch.nn.functional.one_hot(batch.inputs, model.input_size).float()
+    assert model.input_length(x).max() == 15 < options["tape_size"]
 
 
 @pytest.mark.parametrize("model", [m for m in every_model() if m not in RESERVOIR_MODELS])

@@ -128,6 +128,10 @@ def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     """The model's sizes: its width (the hidden units, or a Transformer's d_model), and
     what the longest test sequence needs."""
     options: dict[str, Any] = {_WIDTH.get(config.model, "hidden_size"): config.hidden_size}
+    if config.model == "tape_rnn" and isinstance(task, ChomskyTask):
+        # its jumps go the input's length: a tape that holds the longest test input
+        # (``length_token`` ends it) is enough, and each step costs the tape's size
+        return options | {"tape_size": config.test_max + 1, "length_token": task.alphabet_size}
     if config.model in _NEEDS_DEPTH:
         rng = np.random.default_rng([config.seed, _SHAPE_PROBE])
         longest = 0
@@ -139,8 +143,6 @@ def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
                 continue
             longest = max(longest, batch.mask.shape[1])
         options[_NEEDS_DEPTH[config.model]] = longest + 1
-    if config.model == "tape_rnn" and isinstance(task, ChomskyTask):
-        options["length_token"] = task.alphabet_size  # its jumps: the input's length
     return options
 
 
@@ -155,9 +157,15 @@ def fitted_cell(config: MatrixConfig) -> RunOutput | None:
     return scored(config, fit_reservoir_cell(config, task, shortest(task)))
 
 
+# Models whose runs train faster alone: the Tape-RNN's step is its tape's arithmetic, which
+# grows with the rows, so grouping saves little launch time and costs vmap's; measured
+# by ``benchmarks/batched_runs.py --model tape_rnn --task parity_check``.
+_ALONE = frozenset({"tape_rnn"})
+
+
 def can_group(model: str, task: str) -> bool:
-    """Whether cells of ``model`` on ``task`` can train as one batched model."""
-    return model not in RESERVOIR_MODELS and _groupable(model, task)
+    """Whether cells of ``model`` on ``task`` train as one batched model."""
+    return model not in (*RESERVOIR_MODELS, *_ALONE) and _groupable(model, task)
 
 
 @cache
