@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -50,6 +51,16 @@ def test_alibi_bias_is_minus_the_slope_times_the_distance_under_the_causal_mask(
             for j in range(steps):
                 expected = -slope * (i - j) if j <= i else -math.inf
                 assert bias[h, i, j].item() == expected
+
+
+def test_their_encoders_alibi_is_the_distance_with_a_half_for_the_left() -> None:
+    """Delétang et al.'s ``compute_alibi_encodings_biases``, written as they write it."""
+    steps = 6
+    tri = [np.tri(steps, steps, k=-i) for i in range(1, steps)]
+    theirs = -sum(tri) - sum(t.T for t in tri) + 0.5 * np.tri(steps, steps, k=-1)
+    slopes = np.array(alibi_slopes(4))[:, None, None]
+    ours = alibi_bias(4, steps, causal=False, dtype=torch.float64)
+    np.testing.assert_allclose(ours.numpy(), theirs * slopes, rtol=1e-12)
 
 
 def test_the_causal_mask_hides_later_steps_alone() -> None:

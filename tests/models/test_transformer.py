@@ -88,10 +88,11 @@ def test_eval_mode_without_gradients_gives_the_training_outputs(positional: str)
         assert torch.equal(model(tokens), out)
 
 
-def test_alibi_adds_each_heads_bias_as_a_reference_attention_does() -> None:
+@pytest.mark.parametrize("causal", [True, False])
+def test_alibi_adds_each_heads_bias_as_a_reference_attention_does(causal: bool) -> None:
     """One pre-LN layer written out by hand (Vaswani et al. 2017; Press et al. 2022):
     head h of batch row b adds slope h's biases, whatever b."""
-    model = _model("alibi", layers=1).double()
+    model = _model("alibi", layers=1, causal=causal).double()
     tokens = _tokens(3, 7)
     layer, heads, width = model.encoder.layers[0], 4, 32
     x = model.embedding(tokens)
@@ -100,11 +101,30 @@ def test_alibi_adds_each_heads_bias_as_a_reference_attention_does() -> None:
     ).chunk(3, dim=-1)
     q, k, v = (z.unflatten(-1, (heads, width // heads)).transpose(1, 2) for z in (q, k, v))
     scores = q @ k.transpose(-1, -2) / math.sqrt(width // heads)
-    weights = torch.softmax(scores + alibi_bias(heads, 7, dtype=torch.float64), dim=-1)
+    bias = alibi_bias(heads, 7, causal=causal, dtype=torch.float64)
+    weights = torch.softmax(scores + bias, dim=-1)
     x = x + layer.self_attn.out_proj((weights @ v).transpose(1, 2).flatten(2))
     x = x + layer.linear2(torch.relu(layer.linear1(layer.norm2(x))))
     expected = model.readout(model.encoder.norm(x))
     torch.testing.assert_close(model(tokens), expected, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("positional", POSITIONAL)
+def test_their_encoder_reads_every_step_and_the_causal_one_the_past(positional: str) -> None:
+    tokens = _tokens(2, 9)
+    later = tokens.clone()
+    later[:, 5:] = (later[:, 5:] + 1) % 6
+    with torch.no_grad():
+        causal, encoder = _model(positional), _model(positional, causal=False)
+        assert torch.equal(causal(tokens)[:, :5], causal(later)[:, :5])
+        assert not torch.allclose(encoder(tokens)[:, :5], encoder(later)[:, :5])
+        if positional != "alibi":  # no mask at all
+            x = encoder.embedding(tokens)
+            x = x + sinusoidal_encoding(9, 32) if positional == "sinusoidal" else x
+            expected = encoder.readout(encoder.encoder(x))
+            torch.testing.assert_close(encoder(tokens), expected, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="causal"):
+        _model(causal=0)
 
 
 def test_the_encodings_hold_no_weights_and_each_changes_the_outputs() -> None:

@@ -95,12 +95,14 @@ def alibi_bias(
     heads: int,
     steps: int,
     *,
+    causal: bool = True,
     dtype: torch.dtype = torch.float32,
     device: torch.device | None = None,
 ) -> Tensor:
-    """The ALiBi biases (heads, steps, steps) with the causal mask (Press et al. 2022,
-    section 3): -m_h * (i - j) for query i and key j <= i, where m_h is head h's slope
-    (``alibi_slopes``), and -inf for j > i.
+    """The ALiBi biases (heads, steps, steps) (Press et al. 2022, section 3): -m_h (i - j)
+    for query i and key j <= i, where m_h is head h's slope (``alibi_slopes``), and -inf
+    for j > i. Not ``causal``: Delétang et al.'s (2023) encoder form, -m_h (|i - j| -
+    1/2) for j < i and -m_h |i - j| for j >= i, the half telling left from right.
 
     Raises:
         ValueError: naming ``heads`` or ``steps`` if it is not an int >= 1.
@@ -108,5 +110,7 @@ def alibi_bias(
     check_sizes(heads=heads, steps=steps)
     positions = torch.arange(steps, dtype=dtype, device=device)
     distance = positions[:, None] - positions[None, :]  # i - j
-    slopes = torch.tensor(alibi_slopes(heads), dtype=dtype, device=device)
-    return -slopes[:, None, None] * distance + causal_bias(steps, dtype=dtype, device=device)
+    slopes = torch.tensor(alibi_slopes(heads), dtype=dtype, device=device)[:, None, None]
+    if causal:
+        return -slopes * distance + causal_bias(steps, dtype=dtype, device=device)
+    return -slopes * (distance.abs() - 0.5 * (distance > 0).to(dtype))

@@ -1,11 +1,12 @@
-"""A causal Transformer encoder (Vaswani et al. 2017) as a per-step sequence model, the
+"""A Transformer encoder (Vaswani et al. 2017) as a per-step sequence model, the
 Transformer of Deletang et al. (2023), section 4, with their choice of positional
 encoding (``memrnn.models.positional``).
 
 Token ids (or vectors) are embedded, given position information, and read by a stack of
-PyTorch's own ``nn.TransformerEncoderLayer`` under a causal mask, so that the output at
-step t depends on steps 0 .. t alone, as a recurrent model's does; a linear readout
-gives the outputs of every step.
+PyTorch's own ``nn.TransformerEncoderLayer``; a linear readout gives the outputs of every
+step. By default under a causal mask, so that the output at step t depends on steps
+0 .. t alone, as a recurrent model's does; ``causal=False`` is Deletang et al.'s encoder,
+every step reading the whole sequence (their answer steps follow the whole input).
 
 Of the encodings Deletang et al. compare, the rotary (Su et al. 2021) and relative (Dai et
 al. 2019) ones change the attention's scores from inside, which PyTorch's layers do not
@@ -29,7 +30,8 @@ POSITIONAL: tuple[Positional, ...] = ("none", "sinusoidal", "alibi")
 
 
 class CausalTransformer(nn.Module):
-    """A causal Transformer encoder and a linear readout: outputs (B, T, output_size).
+    """A Transformer encoder, causal by default, and a linear readout: outputs
+    (B, T, output_size).
 
     Reads token ids (B, T) or vectors (B, T, input_size), T >= 1, through one embedding
     (``InputEmbedding``: a one-hot vector gives its token's row). There is no fixed
@@ -52,6 +54,8 @@ class CausalTransformer(nn.Module):
         norm_first: layer normalisation before each sub-layer (pre-LN, which trains
             without a learning-rate warm-up, Xiong et al. 2020) and once after the last
             layer; False for the post-LN layers of Vaswani et al. (2017).
+        causal: each step attends to itself and the steps before it alone; False:
+            to every step (padding too, as in Deletang et al.'s encoder).
     """
 
     accepts: ClassVar[tuple[InputKind, ...]] = ("tokens", "vectors")
@@ -68,6 +72,7 @@ class CausalTransformer(nn.Module):
         dropout: float = 0.1,
         positional: Positional = "sinusoidal",
         norm_first: bool = True,
+        causal: bool = True,
     ) -> None:
         super().__init__()
         check_sizes(input_size=input_size, output_size=output_size, d_model=d_model,
@@ -77,6 +82,7 @@ class CausalTransformer(nn.Module):
         check_float("dropout", dropout, 0.0, below=1.0)
         self.positional = check_choice("positional", positional, POSITIONAL)
         check_flag("norm_first", norm_first)
+        self.causal = check_flag("causal", causal)
         self.input_size, self.output_size, self.heads = input_size, output_size, heads
         self.embedding = InputEmbedding(input_size, d_model)
         # torch.relu, not "relu": PyTorch's inference fast path, taken for the activations
@@ -106,13 +112,14 @@ class CausalTransformer(nn.Module):
         dtype, device = x.dtype, x.device
         if self.positional == "sinusoidal":
             x = x + sinusoidal_encoding(steps, width, dtype=dtype, device=device)
+        mask: Tensor | None = None
         if self.positional == "alibi":
             # the (B * heads, T, T) mask the attention takes, row b * heads + h for head h
-            bias = alibi_bias(self.heads, steps, dtype=dtype, device=device)
+            bias = alibi_bias(self.heads, steps, causal=self.causal, dtype=dtype, device=device)
             mask = bias.expand(batch, -1, -1, -1).reshape(batch * self.heads, steps, steps)
-            states = self.encoder(x, mask=mask, is_causal=False)
-        else:
+        elif self.causal:
             mask = causal_bias(steps, dtype=dtype, device=device)
-            states = self.encoder(x, mask=mask, is_causal=True)
+        causal = self.causal and self.positional != "alibi"
+        states = self.encoder(x, mask=mask, is_causal=causal)
         out: Tensor = self.readout(states)
         return out

@@ -15,8 +15,9 @@ as their defaults:
 - ``gru``: ``GRUNetwork``, the GRU baseline of Paassen, Schulz, Hammer (2021);
 - ``deep_stack_machine``: ``DeepStackMachineNetwork``, their deep stack machine;
 - ``tape_rnn``: ``TapeRNN``, the Tape-RNN of Deletang et al. (2023);
-- ``transformer``: ``CausalTransformer``, the causal Transformer encoder of Deletang et
-  al. (2023) with their choice of positional encoding (sin/cos by default).
+- ``transformer``: ``CausalTransformer``, the Transformer encoder of Deletang et al.
+  (2023), causal by default, with their choice of positional encoding (sin/cos by
+  default).
 """
 
 from __future__ import annotations

@@ -107,6 +107,14 @@ def test_the_superposition_stack_is_deep_enough_for_the_longest_test() -> None:
     assert np.isfinite(output.metrics["test_token_accuracy"])
 
 
+def test_on_their_tasks_the_transformer_is_their_non_causal_encoder() -> None:
+    ours = dataclasses.replace(CELL, model="transformer")
+    theirs = dataclasses.replace(ours, task="reverse_string", vocab_size=0)
+    assert "causal" not in model_options(ours, make_cell_task(ours))
+    assert model_options(theirs, make_cell_task(theirs))["causal"] is False
+    assert np.isfinite(fit_cell(theirs).metrics["test_token_accuracy"])
+
+
 def test_the_tape_holds_the_longest_test_input_without_wrapping() -> None:
     config = dataclasses.replace(CELL, model="tape_rnn", task="duplicate_string", test_max=15)
     task = make_cell_task(config)

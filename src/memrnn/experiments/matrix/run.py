@@ -126,8 +126,11 @@ class CellSteps:
 
 def model_options(config: MatrixConfig, task: Task) -> dict[str, Any]:
     """The model's sizes: its width (the hidden units, or a Transformer's d_model), and
-    what the longest test sequence needs."""
+    what the longest test sequence needs; on Delétang et al.'s tasks, their Transformer
+    encoder and the input length that their Tape-RNN jumps."""
     options: dict[str, Any] = {_WIDTH.get(config.model, "hidden_size"): config.hidden_size}
+    if config.model == "transformer" and isinstance(task, ChomskyTask):
+        return options | {"causal": False}  # their encoder: the answer steps read the input
     if config.model == "tape_rnn" and isinstance(task, ChomskyTask):
         # its jumps go the input's length: a tape that holds the longest test input
         # (``length_token`` ends it) is enough, and each step costs the tape's size
