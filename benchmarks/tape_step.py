@@ -50,7 +50,9 @@ def _seconds(step: Callable[[], Tensor], repeats: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--batch", type=int, default=32, help="rows B (default: 32)")
     parser.add_argument("--width", type=int, default=8, help="cell width c (default: 8)")
     parser.add_argument("--cells", type=int, nargs="+", default=[41, 101], help="tape sizes M")

@@ -71,8 +71,8 @@ def _moved(tape: Tensor, rows: Tensor) -> Tensor:
 
 class _Mix(torch.autograd.Function):
     """sum_k a_k roll(written, s_k). Each move is a permutation, so the gradient is the
-    same selection with the inverse moves, where autograd's own would scatter (about
-    twice the time on a CPU)."""
+    same selection with the inverse moves, where autograd's own would scatter
+    (``benchmarks/tape_step.py``)."""
 
     @staticmethod
     def vmap(info: Any, in_dims: tuple[int | None, ...], *args: Tensor) -> tuple[Tensor, int]:
