@@ -44,8 +44,8 @@ def tape_sources(length: Tensor, size: int) -> tuple[Tensor, Tensor]:
     tapes (B M, c) that the five moves read, (B, 5 M): b M + (m - s_k) mod M, so that
     moved_k = roll(written_b, s_k); and the rows that undo them, b M + (m + s_k) mod M."""
     cells = torch.arange(size, device=length.device)
-    one = torch.ones_like(length)
-    shifts = torch.stack([0 * one, -one, one, -length, length], dim=1)[..., None]  # (B, 5, 1)
+    zero, one = torch.zeros_like(length), torch.ones_like(length)
+    shifts = torch.stack([zero, -one, one, -length, length], dim=1)[..., None]  # (B, 5, 1)
     rows = torch.arange(len(length), device=length.device)[:, None, None] * size
     return (
         (rows + (cells - shifts) % size).flatten(1),

@@ -113,13 +113,13 @@ class CausalTransformer(nn.Module):
         if self.positional == "sinusoidal":
             x = x + sinusoidal_encoding(steps, width, dtype=dtype, device=device)
         mask: Tensor | None = None
+        is_causal = False  # whether ``mask`` is the causal mask alone
         if self.positional == "alibi":
             # the (B * heads, T, T) mask the attention takes, row b * heads + h for head h
             bias = alibi_bias(self.heads, steps, causal=self.causal, dtype=dtype, device=device)
             mask = bias.expand(batch, -1, -1, -1).reshape(batch * self.heads, steps, steps)
         elif self.causal:
-            mask = causal_bias(steps, dtype=dtype, device=device)
-        causal = self.causal and self.positional != "alibi"
-        states = self.encoder(x, mask=mask, is_causal=causal)
+            mask, is_causal = causal_bias(steps, dtype=dtype, device=device), True
+        states = self.encoder(x, mask=mask, is_causal=is_causal)
         out: Tensor = self.readout(states)
         return out
